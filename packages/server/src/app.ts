@@ -1,0 +1,81 @@
+import websocket from '@fastify/websocket';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import type { Config } from './config.ts';
+import { type License, loadLicense } from './platform/auth/license.ts';
+import type { Cache } from './platform/cache/cache.ts';
+import type { AppContext } from './platform/context.ts';
+import type { Database } from './platform/db/client.ts';
+import { VERSION } from './version.ts';
+import { registerDocsRoutes, registerOpenApi } from './platform/http/openapi.ts';
+import { createHttpServer } from './platform/http/server.ts';
+import { createMetrics } from './platform/metrics/metrics.ts';
+import { createRealtimeHub } from './platform/realtime/hub.ts';
+import { SettingsRegistry } from './platform/settings/registry.ts';
+import { createSettingsStore } from './platform/settings/store.ts';
+import { createIdentityModule, type IdentityModule } from './modules/identity/index.ts';
+import { createOpsModule } from './modules/ops/index.ts';
+
+export { VERSION } from './version.ts';
+
+export type AppDeps = {
+  config: Config;
+  database: Database;
+  cache: Cache;
+  license?: License;
+  clock?: () => Date;
+};
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ctx: AppContext;
+    identity: IdentityModule;
+  }
+}
+
+/**
+ * The whole service as a Fastify instance, built from its dependencies. main.ts and the tests
+ * both build it here; the caller owns (and closes) the database and the cache.
+ */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, database, cache } = deps;
+  const clock = deps.clock ?? (() => new Date());
+  const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] });
+  const license = deps.license ?? loadLicense(config.license);
+  const metrics = createMetrics({ poolStats: database.poolStats });
+  const settingsRegistry = new SettingsRegistry();
+
+  const ctx: AppContext = {
+    config,
+    database,
+    db: database.db,
+    cache,
+    license,
+    metrics,
+    settingsRegistry,
+    settings: createSettingsStore(database.db, settingsRegistry),
+    realtime: createRealtimeHub({ db: database.db, cache, clock }),
+    clock,
+    log: logger,
+  };
+
+  // Modules in the spec's mount order (§1): ops, identity, member, platform.
+  const ops = createOpsModule(ctx);
+  const identity = createIdentityModule(ctx);
+  if (config.captchaEnabled !== null) settingsRegistry.setDefault('security', 'captchaEnabled', config.captchaEnabled);
+
+  const app = createHttpServer({ config, logger, metrics, license, resolveAuth: identity.resolveAuth });
+  app.decorate('ctx', ctx);
+  app.decorate('identity', identity);
+  await registerOpenApi(app, VERSION);
+  await app.register(websocket);
+
+  await ops.register(app);
+  await identity.register(app);
+  ctx.realtime.register(app, identity.resolveAuth);
+  await registerDocsRoutes(app);
+
+  app.addHook('onClose', async () => ctx.realtime.closeAll());
+  await app.ready();
+  return app;
+}

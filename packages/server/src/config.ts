@@ -1,0 +1,136 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/**
+ * The one typed configuration. Read and checked once at start (`loadConfig(process.env)`),
+ * then passed down; nothing reads `process.env` anywhere else.
+ * docs/operations.md has the table of variables; keep the two in step.
+ */
+export type Config = {
+  env: 'development' | 'production' | 'test';
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl: string | null;
+  databasePoolMax: number;
+  redisUrl: string | null;
+  redisKeyPrefix: string;
+  logLevel: string;
+  trustProxy: boolean;
+  bodyLimitBytes: number;
+  jwtSecret: string;
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  seedAdminUsername: string;
+  seedAdminPassword: string | null;
+  captchaEnabled: boolean | null;
+  loginIpLimitPerMinute: number;
+  loginAccountLimitPerMinute: number;
+  license: string | null;
+  publicBaseUrl: string | null;
+};
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function fail(name: string, why: string): never {
+  throw new ConfigError(`Invalid configuration: ${name} ${why}`);
+}
+
+function str(env: Env, name: string): string | null {
+  const v = env[name];
+  return v === undefined || v === '' ? null : v;
+}
+
+function int(env: Env, name: string, def: number, min: number, max: number): number {
+  const raw = str(env, name);
+  if (raw === null) return def;
+  if (!/^\d+$/.test(raw)) fail(name, `must be a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) fail(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function bool(env: Env, name: string): boolean | null {
+  const raw = str(env, name);
+  if (raw === null) return null;
+  if (['true', '1', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['false', '0', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  return fail(name, `must be true or false, got "${raw}"`);
+}
+
+function url(env: Env, name: string, protocols: string[]): string | null {
+  const raw = str(env, name);
+  if (raw === null) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    return fail(name, 'is not a valid URL');
+  }
+  if (!protocols.includes(parsed.protocol)) fail(name, `must use ${protocols.join(' or ')}`);
+  return raw;
+}
+
+/** In development a missing JWT secret is generated once and kept under DATA_DIR. */
+function developmentSecret(dataDir: string): string {
+  const file = join(dataDir, 'jwt-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}
+
+export function loadConfig(env: Env): Config {
+  const rawEnv = str(env, 'NODE_ENV') ?? 'development';
+  if (!['development', 'production', 'test'].includes(rawEnv)) {
+    fail('NODE_ENV', `must be development, production or test, got "${rawEnv}"`);
+  }
+  const mode = rawEnv as Config['env'];
+  const dataDir = resolve(str(env, 'DATA_DIR') ?? './data');
+
+  let jwtSecret = str(env, 'JWT_SECRET');
+  if (jwtSecret === null) {
+    if (mode === 'production') fail('JWT_SECRET', 'is required outside development (at least 32 characters)');
+    jwtSecret = mode === 'test' ? randomBytes(48).toString('base64url') : developmentSecret(dataDir);
+  } else if (jwtSecret.length < 32) {
+    fail('JWT_SECRET', 'must be at least 32 characters');
+  }
+
+  const seedAdminPassword = str(env, 'SEED_ADMIN_PASSWORD');
+  if (seedAdminPassword !== null && seedAdminPassword.length < 8) {
+    fail('SEED_ADMIN_PASSWORD', 'must be at least 8 characters');
+  }
+
+  const logLevel = str(env, 'LOG_LEVEL') ?? (mode === 'test' ? 'silent' : 'info');
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    fail('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent`);
+  }
+
+  return {
+    env: mode,
+    host: str(env, 'HOST') ?? '127.0.0.1',
+    port: int(env, 'PORT', 3000, 0, 65535),
+    dataDir,
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databasePoolMax: int(env, 'DATABASE_POOL_MAX', 10, 1, 500),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    redisKeyPrefix: str(env, 'REDIS_KEY_PREFIX') ?? 'atrium:',
+    logLevel,
+    trustProxy: bool(env, 'TRUST_PROXY') ?? false,
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    jwtSecret,
+    accessTokenTtlSeconds: int(env, 'ACCESS_TOKEN_TTL_SECONDS', 900, 30, 86_400),
+    refreshTokenTtlSeconds: int(env, 'REFRESH_TOKEN_TTL_SECONDS', 7 * 86_400, 60, 90 * 86_400),
+    seedAdminUsername: str(env, 'SEED_ADMIN_USERNAME') ?? 'admin',
+    seedAdminPassword,
+    captchaEnabled: bool(env, 'CAPTCHA_ENABLED'),
+    loginIpLimitPerMinute: int(env, 'LOGIN_IP_LIMIT_PER_MINUTE', 30, 1, 100_000),
+    loginAccountLimitPerMinute: int(env, 'LOGIN_ACCOUNT_LIMIT_PER_MINUTE', 10, 1, 100_000),
+    license: str(env, 'LICENSE'),
+    publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']),
+  };
+}

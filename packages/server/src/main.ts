@@ -1,0 +1,57 @@
+import { buildApp } from './app.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { createCache } from './platform/cache/cache.ts';
+import { openDatabase } from './platform/db/client.ts';
+import { runMigrations } from './platform/db/migrate.ts';
+import { seedIdentity } from './modules/identity/seed.ts';
+
+/** Process entry: config → database → migrations → app → listen; clean shutdown on signals. */
+async function main() {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(78); // EX_CONFIG
+    }
+    throw err;
+  }
+
+  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolMax: config.databasePoolMax });
+  await runMigrations(database);
+  const cache = createCache({ redisUrl: config.redisUrl, prefix: config.redisKeyPrefix });
+  const app = await buildApp({ config, database, cache });
+  const seed = await seedIdentity(app.ctx);
+
+  await app.listen({ host: config.host, port: config.port });
+  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  const lines = [
+    `Atrium is running at ${base}/api (database: ${database.kind}${database.kind === 'pglite' ? ` in ${config.dataDir}/pg` : ''}, cache: ${cache.kind})`,
+    `API reference: ${base}/api/docs`,
+    `Platform administrator: ${seed.adminUsername}` +
+      (seed.generatedPassword ? ` / ${seed.generatedPassword}  (generated now, shown once: change it)` : seed.created ? ' / SEED_ADMIN_PASSWORD' : ' (password set at first start)'),
+    `Demo tenant "${seed.demoTenantCode}": sign in with tenantCode "${seed.demoTenantCode}" and the same username and password`,
+  ];
+  for (const line of lines) console.log(line);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    await app.close(); // stops accepting, finishes in-flight requests, closes sockets
+    await cache.close();
+    await database.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((err) => {
+  console.error('Atrium failed to start:', err instanceof Error ? err.message : err);
+  process.exit(1);
+});

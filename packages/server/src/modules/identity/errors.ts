@@ -1,0 +1,38 @@
+import { AppError } from '../../platform/http/errors.ts';
+
+/** Errors of the identity module (`identity.*`, and `auth.*` for sign-in). */
+export const identityErrors = {
+  invalidCredentials: () => new AppError(401, 'auth.invalid_credentials', 'Wrong username or password'),
+  captchaRequired: () =>
+    new AppError(400, 'auth.captcha_invalid', 'The captcha answer is missing or wrong', {
+      details: [{ field: 'captchaCode', message: 'missing, wrong or expired' }],
+    }),
+  accountLocked: (until: Date) =>
+    new AppError(403, 'auth.account_locked', `The account is locked until ${until.toISOString()}`),
+  accountDisabled: () => new AppError(403, 'auth.account_disabled', 'The account is disabled'),
+  tenantUnavailable: () => new AppError(403, 'auth.tenant_unavailable', 'The tenant is disabled or expired'),
+  invalidRefreshToken: () => new AppError(401, 'auth.invalid_refresh_token', 'The refresh token is invalid or expired'),
+  refreshTokenReused: () =>
+    new AppError(401, 'auth.refresh_token_reused', 'The refresh token was already used; the session is revoked'),
+  wrongPassword: () =>
+    new AppError(400, 'auth.wrong_password', 'The current password is wrong', {
+      details: [{ field: 'oldPassword', message: 'does not match the current password' }],
+    }),
+  weakPassword: (field: string, min: number) =>
+    new AppError(400, 'request.validation_failed', 'The request has invalid fields', {
+      details: [{ field, message: `must be at least ${min} characters` }],
+    }),
+  samePassword: () =>
+    new AppError(400, 'request.validation_failed', 'The request has invalid fields', {
+      details: [{ field: 'newPassword', message: 'must differ from the current password' }],
+    }),
+  unknownTenant: () =>
+    new AppError(400, 'identity.unknown_tenant', 'No such tenant', {
+      details: [{ field: 'X-Tenant-Id', message: 'no tenant with this id' }],
+    }),
+  notFound: (what: string) => new AppError(404, `identity.${what}_not_found`, `${what.replace('_', ' ')} not found`),
+  conflict: (what: string, field: string) =>
+    new AppError(409, `identity.${what}_exists`, `A ${what.replace('_', ' ')} with this ${field} already exists`, {
+      details: [{ field, message: 'already exists' }],
+    }),
+};

@@ -1,0 +1,170 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { userOf } from '../../../platform/auth/principal.ts';
+import { httpErrors } from '../../../platform/http/errors.ts';
+import { route } from '../../../platform/http/route.ts';
+import { NullableTimestamp, Ok } from '../../../platform/http/schemas.ts';
+import type { AuthService } from '../auth-service.ts';
+import { currentUser } from '../me.ts';
+import type { Sessions } from '../sessions.ts';
+import type { AppContext } from '../../../platform/context.ts';
+
+const TokenPair = Type.Object({
+  accessToken: Type.String(),
+  tokenType: Type.Literal('Bearer'),
+  expiresIn: Type.Integer({ description: 'seconds' }),
+  refreshToken: Type.String({ description: 'opaque, single use: each refresh returns a new one' }),
+  refreshExpiresIn: Type.Integer({ description: 'seconds' }),
+});
+
+const MenuNode = Type.Cyclic(
+  {
+    MenuNode: Type.Object({
+      id: Type.Integer(),
+      parentId: Type.Union([Type.Integer(), Type.Null()]),
+      type: Type.String(),
+      name: Type.String(),
+      path: Type.String(),
+      component: Type.String(),
+      icon: Type.String(),
+      permission: Type.Union([Type.String(), Type.Null()]),
+      sort: Type.Integer(),
+      hidden: Type.Boolean(),
+      children: Type.Array(Type.Ref('MenuNode')),
+    }),
+  },
+  'MenuNode',
+);
+
+export function authRoutes(app: FastifyInstance, ctx: AppContext, auth: AuthService, sessions: Sessions) {
+  route(app, {
+    method: 'GET',
+    url: '/api/auth/captcha',
+    operation: 'identity.captcha.get',
+    auth: 'public',
+    schema: {
+      tags: ['Auth'],
+      summary: 'Get a single-use captcha image (or learn that captcha is off)',
+      querystring: Type.Object({ tenantCode: Type.Optional(Type.String({ maxLength: 64 })) }),
+      response: Type.Object({
+        enabled: Type.Boolean(),
+        captchaId: Type.Optional(Type.String()),
+        image: Type.Optional(Type.String({ description: 'data: URI of an SVG image' })),
+        expiresIn: Type.Optional(Type.Integer({ description: 'seconds' })),
+      }),
+    },
+    handler: async (req) => auth.captcha(req.query.tenantCode),
+  });
+
+  route(app, {
+    method: 'POST',
+    url: '/api/auth/login',
+    operation: 'identity.session.login',
+    auth: 'public',
+    schema: {
+      tags: ['Auth'],
+      summary: 'Sign in: returns a short-lived access token and a rotating refresh token',
+      body: Type.Object({
+        username: Type.String({ minLength: 1, maxLength: 64 }),
+        password: Type.String({ minLength: 1, maxLength: 256 }),
+        tenantCode: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'absent for platform users' })),
+        captchaId: Type.Optional(Type.String({ maxLength: 64 })),
+        captchaCode: Type.Optional(Type.String({ maxLength: 16 })),
+      }),
+      response: Type.Intersect([
+        TokenPair,
+        Type.Object({
+          user: Type.Object({
+            id: Type.Integer(),
+            username: Type.String(),
+            nickname: Type.String(),
+            tenantId: Type.Union([Type.Integer(), Type.Null()]),
+          }),
+        }),
+      ]),
+    },
+    handler: async (req) => auth.login(req.body, { ip: req.ip, userAgent: req.headers['user-agent'] ?? '' }),
+  });
+
+  route(app, {
+    method: 'POST',
+    url: '/api/auth/refresh',
+    operation: 'identity.session.refresh',
+    auth: 'public',
+    schema: {
+      tags: ['Auth'],
+      summary: 'Exchange a refresh token for a new token pair (the old refresh token dies)',
+      body: Type.Object({ refreshToken: Type.String({ minLength: 1, maxLength: 256 }) }),
+      response: TokenPair,
+    },
+    handler: async (req) => sessions.refresh(req.body.refreshToken),
+  });
+
+  route(app, {
+    method: 'POST',
+    url: '/api/auth/logout',
+    operation: 'identity.session.logout',
+    auth: 'user',
+    audit: false,
+    schema: { tags: ['Auth'], summary: 'End the current session', response: Ok },
+    handler: async (req) => {
+      const p = userOf(req.scope);
+      if (!p) throw httpErrors.unauthenticated();
+      await sessions.revoke({ sessionId: p.sessionId }, 'logout');
+      return { ok: true as const };
+    },
+  });
+
+  route(app, {
+    method: 'GET',
+    url: '/api/auth/me',
+    operation: 'identity.session.me',
+    auth: 'user',
+    schema: {
+      tags: ['Auth'],
+      summary: 'The signed-in user with roles, permissions and menu tree',
+      response: Type.Object({
+        user: Type.Object({
+          id: Type.Integer(),
+          username: Type.String(),
+          nickname: Type.String(),
+          email: Type.Union([Type.String(), Type.Null()]),
+          phone: Type.Union([Type.String(), Type.Null()]),
+          tenantId: Type.Union([Type.Integer(), Type.Null()]),
+          departmentId: Type.Union([Type.Integer(), Type.Null()]),
+          isSuper: Type.Boolean(),
+          lastLoginAt: NullableTimestamp,
+        }),
+        tenant: Type.Union([Type.Object({ id: Type.Integer(), code: Type.String(), name: Type.String() }), Type.Null()]),
+        roles: Type.Array(Type.Object({ id: Type.Integer(), code: Type.String(), name: Type.String() })),
+        permissions: Type.Array(Type.String(), { description: '"*" for super administrators' }),
+        menus: Type.Array(MenuNode),
+      }),
+    },
+    handler: async (req) => {
+      const p = userOf(req.scope);
+      if (!p) throw httpErrors.unauthenticated();
+      return currentUser(ctx.db, p);
+    },
+  });
+
+  route(app, {
+    method: 'PUT',
+    url: '/api/auth/password',
+    operation: 'identity.password.change',
+    auth: 'user',
+    schema: {
+      tags: ['Auth'],
+      summary: 'Change my password; my other sessions end',
+      body: Type.Object({
+        oldPassword: Type.String({ minLength: 1, maxLength: 256 }),
+        newPassword: Type.String({ minLength: 1, maxLength: 256 }),
+      }),
+      response: Ok,
+    },
+    handler: async (req) => {
+      await auth.changePassword(req.scope, req.body.oldPassword, req.body.newPassword);
+      return { ok: true as const };
+    },
+  });
+}

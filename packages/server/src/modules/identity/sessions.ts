@@ -1,0 +1,160 @@
+import type { FastifyRequest } from 'fastify';
+import type { UserPrincipal } from '../../platform/auth/principal.ts';
+import type { AppContext } from '../../platform/context.ts';
+import { randomToken, sha256 } from '../../platform/crypto/digest.ts';
+import type { AuthResolver } from '../../platform/http/server.ts';
+import { accessTokens } from './access-token.ts';
+import * as repo from './auth-repository.ts';
+import { identityErrors } from './errors.ts';
+
+/**
+ * Sessions, token pairs and the principal of each request.
+ *
+ * The principal of a session is cached in the shared cache (Redis with several instances) with
+ * the current authorization epoch. Any change to roles, menus, users or tenants bumps the epoch,
+ * so every instance reloads permissions on the next request; a revoked session is deleted from
+ * the cache and marked in the database, so a forced logout on one instance holds on all.
+ */
+type CachedPrincipal = { epoch: string; principal: Omit<UserPrincipal, 'permissions'> & { permissions: string[] } };
+
+const EPOCH_KEY = 'authz:epoch';
+const principalKey = (sid: number) => `authz:principal:${sid}`;
+const PRINCIPAL_TTL = 60;
+export const SESSION_CONTROL_CHANNEL = 'session-control';
+
+export type TokenPair = {
+  accessToken: string;
+  tokenType: 'Bearer';
+  expiresIn: number;
+  refreshToken: string;
+  refreshExpiresIn: number;
+};
+
+export function createSessions(ctx: AppContext) {
+  const { db, cache, clock, config } = ctx;
+  const access = accessTokens(config.jwtSecret, config.accessTokenTtlSeconds);
+
+  async function currentEpoch(): Promise<string> {
+    return (await cache.get(EPOCH_KEY)) ?? '0';
+  }
+
+  async function loadPrincipal(sessionId: number, userId: number): Promise<UserPrincipal | null> {
+    const now = clock();
+    const [epoch, cached] = await Promise.all([currentEpoch(), cache.get(principalKey(sessionId))]);
+    if (cached) {
+      const c = JSON.parse(cached) as CachedPrincipal;
+      if (c.epoch === epoch && c.principal.userId === userId) {
+        return { ...c.principal, permissions: new Set(c.principal.permissions) };
+      }
+    }
+    const session = await repo.findLiveSession(db, sessionId, now);
+    if (!session || session.userId !== userId) return null;
+    const user = await repo.findUserById(db, userId);
+    if (!user || user.status !== 'active') return null;
+    if (user.tenantId !== null) {
+      const tenant = await repo.findTenantById(db, user.tenantId);
+      if (!tenant || tenant.status !== 'active' || (tenant.expiresAt && tenant.expiresAt <= now)) return null;
+    }
+    const perms = user.isSuper ? [] : (await repo.loadPermissions(db, user.id)).codes;
+    const principal: CachedPrincipal['principal'] = {
+      kind: 'user',
+      userId: user.id,
+      tenantId: user.tenantId,
+      username: user.username,
+      isSuper: user.isSuper,
+      permissions: perms,
+      sessionId,
+    };
+    await Promise.all([
+      cache.set(principalKey(sessionId), JSON.stringify({ epoch, principal }), PRINCIPAL_TTL),
+      // Last activity is refreshed at most once per cache period: "online" without a write per request.
+      repo.touchSession(db, sessionId, now),
+    ]);
+    return { ...principal, permissions: new Set(perms) };
+  }
+
+  const resolveAuth: AuthResolver = async (token: string, req: FastifyRequest) => {
+    const claims = await access.verify(token, clock());
+    if (!claims) return null;
+    const principal = await loadPrincipal(claims.sessionId, claims.userId);
+    if (!principal) return null;
+    let tenantId = principal.tenantId;
+    // A super administrator works at platform scope, or inside one tenant named by X-Tenant-Id.
+    const header = req.headers['x-tenant-id'];
+    if (principal.isSuper && typeof header === 'string' && header !== '') {
+      const id = Number(header);
+      if (!Number.isInteger(id) || id < 1 || !(await repo.findTenantById(db, id))) throw identityErrors.unknownTenant();
+      tenantId = id;
+    }
+    return { principal, tenantId };
+  };
+
+  async function issue(sessionId: number, userId: number, tenantId: number | null): Promise<TokenPair> {
+    const refreshToken = randomToken();
+    await repo.insertRefreshToken(db, sessionId, sha256(refreshToken));
+    return {
+      accessToken: await access.sign({ userId, sessionId, tenantId }, clock()),
+      tokenType: 'Bearer',
+      expiresIn: access.ttlSeconds,
+      refreshToken,
+      refreshExpiresIn: config.refreshTokenTtlSeconds,
+    };
+  }
+
+  async function revoke(where: Parameters<typeof repo.revokeSessions>[1], reason: string): Promise<number[]> {
+    const ids = await repo.revokeSessions(db, where, reason, clock());
+    if (ids.length) {
+      await cache.del(...ids.map(principalKey));
+      await cache.publish(SESSION_CONTROL_CHANNEL, JSON.stringify({ revoked: ids }));
+    }
+    return ids;
+  }
+
+  return {
+    resolveAuth,
+    revoke,
+
+    async start(user: { id: number; tenantId: number | null }, ip: string, userAgent: string): Promise<TokenPair> {
+      const now = clock();
+      const session = await repo.insertSession(db, {
+        tenantId: user.tenantId,
+        userId: user.id,
+        ip,
+        userAgent: userAgent.slice(0, 512),
+        expiresAt: new Date(now.getTime() + config.refreshTokenTtlSeconds * 1000),
+      });
+      return issue(session.id, user.id, user.tenantId);
+    },
+
+    /**
+     * Rotates a refresh token. A token can be used once; presenting a used one again means it
+     * leaked, so the whole session is revoked (OAuth 2.0 Security BCP §4.14).
+     */
+    async refresh(refreshToken: string): Promise<TokenPair> {
+      const hash = sha256(refreshToken);
+      const now = clock();
+      const sessionId = await repo.consumeRefreshToken(db, hash, now);
+      if (sessionId === null) {
+        const reusedSession = await repo.findUsedRefreshToken(db, hash);
+        if (reusedSession !== null) {
+          await revoke({ sessionId: reusedSession }, 'refresh_token_reuse');
+          throw identityErrors.refreshTokenReused();
+        }
+        throw identityErrors.invalidRefreshToken();
+      }
+      const session = await repo.findLiveSession(db, sessionId, now);
+      if (!session) throw identityErrors.invalidRefreshToken();
+      const principal = await loadPrincipal(session.id, session.userId);
+      if (!principal) throw identityErrors.invalidRefreshToken();
+      await repo.touchSession(db, session.id, now, new Date(now.getTime() + config.refreshTokenTtlSeconds * 1000));
+      return issue(session.id, session.userId, session.tenantId);
+    },
+
+    /** Any change to roles, menus, users or tenants: every cached principal reloads. */
+    async invalidatePermissions(): Promise<void> {
+      await cache.set(EPOCH_KEY, `${Date.now()}-${randomToken(6)}`, 30 * 86_400);
+    },
+  };
+}
+
+export type Sessions = ReturnType<typeof createSessions>;

@@ -1,0 +1,239 @@
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  serial,
+  text,
+  timestamp,
+  unique,
+} from 'drizzle-orm/pg-core';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true });
+const created = () => ts('created_at').notNull().defaultNow();
+const updated = () => ts('updated_at').notNull().defaultNow();
+
+/** Tenants are platform-level rows; they are disabled, never deleted (docs/decisions/0002). */
+export const tenants = pgTable('tenants', {
+  id: serial('id').primaryKey(),
+  code: text('code').notNull().unique(),
+  name: text('name').notNull(),
+  status: text('status').$type<'active' | 'disabled'>().notNull().default('active'),
+  expiresAt: ts('expires_at'),
+  remark: text('remark').notNull().default(''),
+  createdAt: created(),
+  updatedAt: updated(),
+});
+
+export const users = pgTable(
+  'users',
+  {
+    id: serial('id').primaryKey(),
+    tenantId: integer('tenant_id'),
+    username: text('username').notNull(),
+    passwordHash: text('password_hash').notNull(),
+    nickname: text('nickname').notNull(),
+    email: text('email'),
+    phone: text('phone'),
+    departmentId: integer('department_id'),
+    status: text('status').$type<'active' | 'disabled'>().notNull().default('active'),
+    isSuper: boolean('is_super').notNull().default(false),
+    failedLoginCount: integer('failed_login_count').notNull().default(0),
+    lockedUntil: ts('locked_until'),
+    passwordChangedAt: ts('password_changed_at'),
+    lastLoginAt: ts('last_login_at'),
+    lastLoginIp: text('last_login_ip'),
+    remark: text('remark').notNull().default(''),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [
+    unique('users_tenant_username').on(t.tenantId, t.username).nullsNotDistinct(),
+    index('users_department').on(t.departmentId),
+  ],
+);
+
+export const roles = pgTable(
+  'roles',
+  {
+    id: serial('id').primaryKey(),
+    tenantId: integer('tenant_id'),
+    code: text('code').notNull(),
+    name: text('name').notNull(),
+    permissions: text('permissions').array().notNull().default(sql`'{}'::text[]`),
+    status: text('status').$type<'active' | 'disabled'>().notNull().default('active'),
+    sort: integer('sort').notNull().default(0),
+    remark: text('remark').notNull().default(''),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [unique('roles_tenant_code').on(t.tenantId, t.code).nullsNotDistinct()],
+);
+
+/** The menu tree is platform-wide; roles decide who sees which node. */
+export const menus = pgTable('menus', {
+  id: serial('id').primaryKey(),
+  parentId: integer('parent_id'),
+  type: text('type').$type<'directory' | 'menu' | 'button'>().notNull(),
+  name: text('name').notNull(),
+  path: text('path').notNull().default(''),
+  component: text('component').notNull().default(''),
+  icon: text('icon').notNull().default(''),
+  permission: text('permission'),
+  sort: integer('sort').notNull().default(0),
+  hidden: boolean('hidden').notNull().default(false),
+  status: text('status').$type<'active' | 'disabled'>().notNull().default('active'),
+  createdAt: created(),
+  updatedAt: updated(),
+});
+
+export const roleMenus = pgTable(
+  'role_menus',
+  {
+    roleId: integer('role_id')
+      .notNull()
+      .references(() => roles.id, { onDelete: 'cascade' }),
+    menuId: integer('menu_id')
+      .notNull()
+      .references(() => menus.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.roleId, t.menuId] })],
+);
+
+export const userRoles = pgTable(
+  'user_roles',
+  {
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    roleId: integer('role_id')
+      .notNull()
+      .references(() => roles.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.roleId] }), index('user_roles_role').on(t.roleId)],
+);
+
+/** ancestor_ids lists every ancestor, root first: "department and sub-departments" is one index lookup. */
+export const departments = pgTable(
+  'departments',
+  {
+    id: serial('id').primaryKey(),
+    tenantId: integer('tenant_id'),
+    parentId: integer('parent_id'),
+    ancestorIds: integer('ancestor_ids').array().notNull().default(sql`'{}'::integer[]`),
+    name: text('name').notNull(),
+    headUserId: integer('head_user_id'),
+    sort: integer('sort').notNull().default(0),
+    status: text('status').$type<'active' | 'disabled'>().notNull().default('active'),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [
+    index('departments_tenant_parent').on(t.tenantId, t.parentId),
+    index('departments_ancestors').using('gin', t.ancestorIds),
+  ],
+);
+
+export const positions = pgTable(
+  'positions',
+  {
+    id: serial('id').primaryKey(),
+    tenantId: integer('tenant_id'),
+    code: text('code').notNull(),
+    name: text('name').notNull(),
+    sort: integer('sort').notNull().default(0),
+    status: text('status').$type<'active' | 'disabled'>().notNull().default('active'),
+    remark: text('remark').notNull().default(''),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [unique('positions_tenant_code').on(t.tenantId, t.code).nullsNotDistinct()],
+);
+
+export const userPositions = pgTable(
+  'user_positions',
+  {
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    positionId: integer('position_id')
+      .notNull()
+      .references(() => positions.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.positionId] })],
+);
+
+export const userGroups = pgTable(
+  'user_groups',
+  {
+    id: serial('id').primaryKey(),
+    tenantId: integer('tenant_id'),
+    name: text('name').notNull(),
+    remark: text('remark').notNull().default(''),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [unique('user_groups_tenant_name').on(t.tenantId, t.name).nullsNotDistinct()],
+);
+
+export const userGroupMembers = pgTable(
+  'user_group_members',
+  {
+    groupId: integer('group_id')
+      .notNull()
+      .references(() => userGroups.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.groupId, t.userId] }), index('user_group_members_user').on(t.userId)],
+);
+
+/** A sign-in. The access JWT names it (`sid`); revoking it ends every token of the sign-in. */
+export const userSessions = pgTable(
+  'user_sessions',
+  {
+    id: serial('id').primaryKey(),
+    tenantId: integer('tenant_id'),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    ip: text('ip').notNull(),
+    userAgent: text('user_agent').notNull().default(''),
+    createdAt: created(),
+    lastActiveAt: ts('last_active_at').notNull().defaultNow(),
+    expiresAt: ts('expires_at').notNull(),
+    revokedAt: ts('revoked_at'),
+    revokeReason: text('revoke_reason'),
+  },
+  (t) => [index('user_sessions_user').on(t.userId), index('user_sessions_tenant_active').on(t.tenantId, t.expiresAt)],
+);
+
+/** Every refresh token ever issued, as SHA-256 only; a used one presented again revokes its session. */
+export const refreshTokens = pgTable('refresh_tokens', {
+  id: serial('id').primaryKey(),
+  sessionId: integer('session_id')
+    .notNull()
+    .references(() => userSessions.id, { onDelete: 'cascade' }),
+  tokenHash: text('token_hash').notNull().unique(),
+  createdAt: created(),
+  usedAt: ts('used_at'),
+});
+
+export const loginLogs = pgTable(
+  'login_logs',
+  {
+    id: serial('id').primaryKey(),
+    tenantId: integer('tenant_id'),
+    userId: integer('user_id'),
+    username: text('username').notNull(),
+    ip: text('ip').notNull(),
+    userAgent: text('user_agent').notNull().default(''),
+    success: boolean('success').notNull(),
+    reason: text('reason').notNull(),
+    createdAt: created(),
+  },
+  (t) => [index('login_logs_tenant_time').on(t.tenantId, t.createdAt), index('login_logs_user').on(t.userId)],
+);

@@ -1,0 +1,97 @@
+import { boolean, index, integer, pgTable, serial, text, timestamp, unique } from 'drizzle-orm/pg-core';
+
+const created = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
+const updated = () => timestamp('updated_at', { withTimezone: true }).notNull().defaultNow();
+
+export const dictTypes = pgTable(
+  'dict_types',
+  {
+    id: serial('id').primaryKey(),
+    tenantId: integer('tenant_id'),
+    code: text('code').notNull(),
+    name: text('name').notNull(),
+    status: text('status').$type<'active' | 'disabled'>().notNull().default('active'),
+    remark: text('remark').notNull().default(''),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [unique('dict_types_tenant_code').on(t.tenantId, t.code).nullsNotDistinct()],
+);
+
+export const dictItems = pgTable(
+  'dict_items',
+  {
+    id: serial('id').primaryKey(),
+    tenantId: integer('tenant_id'),
+    typeId: integer('type_id')
+      .notNull()
+      .references(() => dictTypes.id, { onDelete: 'cascade' }),
+    label: text('label').notNull(),
+    value: text('value').notNull(),
+    sort: integer('sort').notNull().default(0),
+    status: text('status').$type<'active' | 'disabled'>().notNull().default('active'),
+    remark: text('remark').notNull().default(''),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [unique('dict_items_type_value').on(t.typeId, t.value)],
+);
+
+export const systemConfigs = pgTable(
+  'system_configs',
+  {
+    id: serial('id').primaryKey(),
+    tenantId: integer('tenant_id'),
+    key: text('key').notNull(),
+    value: text('value').notNull(),
+    name: text('name').notNull(),
+    builtin: boolean('builtin').notNull().default(false),
+    remark: text('remark').notNull().default(''),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [unique('system_configs_tenant_key').on(t.tenantId, t.key).nullsNotDistinct()],
+);
+
+export const notices = pgTable(
+  'notices',
+  {
+    id: serial('id').primaryKey(),
+    tenantId: integer('tenant_id'),
+    title: text('title').notNull(),
+    /** sanitized HTML */
+    content: text('content').notNull(),
+    type: text('type').$type<'notice' | 'announcement'>().notNull().default('notice'),
+    status: text('status').$type<'draft' | 'published' | 'withdrawn'>().notNull().default('draft'),
+    publishedAt: timestamp('published_at', { withTimezone: true }),
+    createdBy: integer('created_by'),
+    createdAt: created(),
+    updatedAt: updated(),
+  },
+  (t) => [index('notices_tenant_status').on(t.tenantId, t.status, t.publishedAt)],
+);
+
+export const operationLogs = pgTable(
+  'operation_logs',
+  {
+    id: serial('id').primaryKey(),
+    tenantId: integer('tenant_id'),
+    userId: integer('user_id'),
+    username: text('username').notNull(),
+    module: text('module').notNull(),
+    operation: text('operation').notNull(),
+    method: text('method').notNull(),
+    path: text('path').notNull(),
+    statusCode: integer('status_code').notNull(),
+    errorKey: text('error_key'),
+    ip: text('ip').notNull(),
+    userAgent: text('user_agent').notNull().default(''),
+    durationMs: integer('duration_ms').notNull(),
+    requestId: text('request_id').notNull(),
+    createdAt: created(),
+  },
+  (t) => [
+    index('operation_logs_tenant_time').on(t.tenantId, t.createdAt),
+    index('operation_logs_user').on(t.userId, t.createdAt),
+  ],
+);

@@ -1,0 +1,40 @@
+/** Who is calling. Built once per request by the auth hook; services receive it inside a Scope. */
+export type UserPrincipal = {
+  kind: 'user';
+  userId: number;
+  /** null for platform users (super administrators live at platform level). */
+  tenantId: number | null;
+  username: string;
+  isSuper: boolean;
+  permissions: ReadonlySet<string>;
+  sessionId: number;
+};
+
+export type MemberPrincipal = { kind: 'member'; memberId: number; tenantId: number };
+
+export type Principal = UserPrincipal | MemberPrincipal;
+
+/**
+ * What every service call carries: the tenant the work happens in and who asks.
+ * `tenantId` null means platform scope (rows whose tenant_id is null).
+ */
+export type Scope = {
+  tenantId: number | null;
+  principal: Principal | null;
+  requestId: string;
+  ip: string;
+};
+
+export function userOf(scope: Scope): UserPrincipal | null {
+  return scope.principal?.kind === 'user' ? scope.principal : null;
+}
+
+export function hasPermission(principal: Principal | null, code: string): boolean {
+  if (principal?.kind !== 'user') return false;
+  return principal.isSuper || principal.permissions.has(code);
+}
+
+/** A scope for work the system does itself (seed, jobs). */
+export function systemScope(tenantId: number | null): Scope {
+  return { tenantId, principal: null, requestId: 'system', ip: '127.0.0.1' };
+}

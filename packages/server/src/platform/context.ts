@@ -1,0 +1,24 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.ts';
+import type { License } from './auth/license.ts';
+import type { Cache } from './cache/cache.ts';
+import type { Database, Db } from './db/client.ts';
+import type { Metrics } from './metrics/metrics.ts';
+import type { RealtimeHub } from './realtime/hub.ts';
+import type { SettingsRegistry } from './settings/registry.ts';
+import type { SettingsStore } from './settings/store.ts';
+
+/** What every module is built with. Passed in, never imported as a singleton. */
+export type AppContext = {
+  config: Config;
+  database: Database;
+  db: Db;
+  cache: Cache;
+  license: License;
+  metrics: Metrics;
+  settingsRegistry: SettingsRegistry;
+  settings: SettingsStore;
+  realtime: RealtimeHub;
+  clock: () => Date;
+  log: FastifyBaseLogger;
+};

@@ -1,0 +1,97 @@
+import swagger from '@fastify/swagger';
+import scalar from '@scalar/fastify-api-reference';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { route } from './route.ts';
+
+/** Tags of spec §4.2, in display order; a route's tags must be one of these. */
+export const TAGS: { name: string; description: string }[] = [
+  { name: 'Auth', description: 'Sign-in, tokens, captcha, current user' },
+  { name: 'Users', description: 'Admin users' },
+  { name: 'Roles', description: 'Roles and their permissions and menus' },
+  { name: 'Menus', description: 'Menu tree and button permissions' },
+  { name: 'Departments', description: 'Department tree' },
+  { name: 'Positions', description: 'Positions' },
+  { name: 'UserGroups', description: 'User groups (grant subjects)' },
+  { name: 'Tenants', description: 'Tenants (platform scope)' },
+  { name: 'Members', description: 'Member identities' },
+  { name: 'Settings', description: 'Runtime settings modules' },
+  { name: 'Dictionaries', description: 'Dictionary types and items' },
+  { name: 'SystemConfigs', description: 'System configuration entries' },
+  { name: 'Notices', description: 'Notices with live push' },
+  { name: 'LoginLogs', description: 'Sign-in history' },
+  { name: 'OperationLogs', description: 'Audit of write operations' },
+  { name: 'OnlineSessions', description: 'Signed-in sessions' },
+  { name: 'Profile', description: 'The signed-in user’s own records' },
+  { name: 'Dashboard', description: 'Totals for the console home' },
+  { name: 'Monitor', description: 'Health, server monitor, licence' },
+  { name: 'Docs', description: 'The API description and its reference UI' },
+];
+
+/** Registers the OpenAPI generator. Call before any route so every route is collected. */
+export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Atrium API',
+        version,
+        description: 'Multi-tenant back-office platform. Conventions: docs/api-conventions.md.',
+      },
+      components: {
+        securitySchemes: { BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      },
+      security: [{ BearerAuth: [] }],
+      tags: TAGS,
+    },
+    // Shared schemas keep their $id as component name (ErrorBody) instead of def-N.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
+  });
+}
+
+/** `GET /api/openapi.json` and `GET /api/docs`; call after all routes are registered. */
+export async function registerDocsRoutes(app: FastifyInstance): Promise<void> {
+  route(app, {
+    method: 'GET',
+    url: '/api/openapi.json',
+    operation: 'docs.openapi.get',
+    auth: 'public',
+    envelope: false,
+    schema: {
+      tags: ['Docs'],
+      summary: 'OpenAPI 3.1 document, generated at run time from the route declarations',
+      response: Type.Object({ openapi: Type.String() }, { additionalProperties: true }),
+    },
+    handler: async (_req, reply) => reply.type('application/json').send(app.swagger()),
+  });
+  route(app, {
+    method: 'GET',
+    url: '/api/docs',
+    operation: 'docs.reference.get',
+    auth: 'public',
+    envelope: false,
+    produces: 'text/html',
+    schema: {
+      tags: ['Docs'],
+      summary: 'Interactive API reference (Scalar)',
+      response: Type.String(),
+    },
+    handler: async (_req, reply) => reply.type('text/html').send(docsPage()),
+  });
+  // Scalar serves its script under /api/docs/assets; its own HTML route is replaced by ours.
+  await app.register(scalar, {
+    routePrefix: '/api/docs/assets',
+    configuration: { url: '/api/openapi.json' },
+    hooks: {},
+  });
+}
+
+function docsPage(): string {
+  return `<!doctype html>
+<html><head><meta charset="utf-8"><title>Atrium API reference</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body><script id="api-reference" data-url="/api/openapi.json"></script>
+<script src="/api/docs/assets/js/scalar.js"></script></body></html>`;
+}

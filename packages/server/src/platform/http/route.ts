@@ -1,0 +1,113 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Static, TSchema } from 'typebox';
+import { Envelope } from './schemas.ts';
+
+/**
+ * One declaration per route (ARCHITECTURE §3): it drives validation, serialization, OpenAPI,
+ * authentication, the permission check, the licence gate, metrics and the operation log.
+ */
+export type AuthMode =
+  /** no credentials; a token, if sent, is ignored */
+  | 'public'
+  /** no credentials needed, but a valid user token attaches the user */
+  | 'optional'
+  /** a signed-in admin user */
+  | 'user';
+
+type Schemas = {
+  tags: string[];
+  summary: string;
+  description?: string;
+  params?: TSchema;
+  querystring?: TSchema;
+  body?: TSchema;
+  /** The `data` of the envelope (or the whole body when `envelope` is false). */
+  response: TSchema;
+};
+
+type StaticOr<T, D> = T extends TSchema ? Static<T> : D;
+
+export type RouteRequest<S extends Schemas> = Omit<FastifyRequest, 'body' | 'query' | 'params'> & {
+  body: StaticOr<S['body'], undefined>;
+  query: StaticOr<S['querystring'], Record<string, never>>;
+  params: StaticOr<S['params'], Record<string, never>>;
+};
+
+export type RouteDef<S extends Schemas> = {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  url: string;
+  /** dotted `<module>.<resource>.<verb>`: logs, metrics, audit, OpenAPI operationId */
+  operation: string;
+  auth: AuthMode;
+  /** permission code; `{name}` is filled from the path params (`{module}:setting:view`) */
+  permission?: string;
+  /** licence feature the route needs */
+  feature?: string;
+  /** record successful calls in the operation log; default: every non-GET user route */
+  audit?: boolean;
+  /** HTTP status of success; default 200 */
+  status?: 200 | 201;
+  /** false for protocol endpoints that answer their own shape; default true */
+  envelope?: boolean;
+  /** content type of a non-envelope response (text/html, text/plain) */
+  produces?: string;
+  schema: S;
+  handler: (req: RouteRequest<S>, reply: FastifyReply) => Promise<unknown>;
+};
+
+export type RouteConfig = {
+  operation: string;
+  auth: AuthMode;
+  permission?: string;
+  feature?: string;
+  audit: boolean;
+  envelope: boolean;
+};
+
+const errorStatuses = [400, 401, 403, 404, 409, 413, 429, 500, 503] as const;
+
+export function route<S extends Schemas>(app: FastifyInstance, def: RouteDef<S>): void {
+  const envelope = def.envelope ?? true;
+  const status = def.status ?? 200;
+  const { tags, summary, description, params, querystring, body, response } = def.schema;
+  const success = envelope ? Envelope(response) : response;
+  const responses: Record<number, unknown> = {
+    [status]: def.produces ? { content: { [def.produces]: { schema: success } } } : success,
+  };
+  for (const code of errorStatuses) responses[code] = { $ref: 'ErrorBody#' };
+
+  const config: RouteConfig = {
+    operation: def.operation,
+    auth: def.auth,
+    permission: def.permission,
+    feature: def.feature,
+    audit: def.audit ?? (def.method !== 'GET' && def.auth === 'user'),
+    envelope,
+  };
+
+  app.route({
+    method: def.method,
+    url: def.url,
+    config,
+    schema: {
+      tags,
+      summary,
+      description,
+      operationId: def.operation,
+      ...(def.auth === 'user' ? {} : { security: [] }),
+      ...(def.permission ? { 'x-permission': def.permission } : {}),
+      ...(def.feature ? { 'x-feature': def.feature } : {}),
+      ...(params ? { params } : {}),
+      ...(querystring ? { querystring } : {}),
+      ...(body ? { body } : {}),
+      response: responses,
+    },
+    handler: async (req, reply) => {
+      const data = await def.handler(req as unknown as RouteRequest<S>, reply);
+      if (reply.sent) return reply;
+      reply.code(status);
+      if (def.produces) reply.type(def.produces);
+      return envelope ? { code: 0, message: 'ok', data } : data;
+    },
+  });
+}

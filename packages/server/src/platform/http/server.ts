@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { Config } from '../../config.ts';
+import type { License } from '../auth/license.ts';
+import type { Principal, Scope } from '../auth/principal.ts';
+import type { Metrics } from '../metrics/metrics.ts';
+import { AppError, type FieldError, httpErrors } from './errors.ts';
+import type { RouteConfig } from './route.ts';
+import { ErrorBody } from './schemas.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    scope: Scope;
+  }
+  interface FastifyContextConfig extends Partial<RouteConfig> {}
+}
+
+/**
+ * Turns a bearer token into a principal and the tenant the request acts in, or null when the
+ * token is not valid. Provided by the identity module; the kernel knows no module.
+ */
+export type AuthResolver = (
+  token: string,
+  req: FastifyRequest,
+) => Promise<{ principal: Principal; tenantId: number | null } | null>;
+
+export type HttpServerOptions = {
+  config: Pick<Config, 'trustProxy' | 'bodyLimitBytes'>;
+  logger: FastifyBaseLogger;
+  metrics: Metrics;
+  license: License;
+  resolveAuth: AuthResolver;
+};
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
+
+export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: opts.logger,
+    trustProxy: opts.config.trustProxy,
+    bodyLimit: opts.config.bodyLimitBytes,
+    // A caller's request id is kept (tracing across services) when it looks like one.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    ajv: { customOptions: { allErrors: true } },
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  app.addSchema(ErrorBody);
+  app.decorateRequest('scope', null as unknown as Scope);
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+    req.scope = { tenantId: null, principal: null, requestId: req.id, ip: req.ip };
+    const cfg = req.routeOptions.config;
+    if (!cfg.operation) return; // unknown route: the not-found handler answers
+
+    if (cfg.feature && !opts.license.enabled(cfg.feature)) throw httpErrors.featureDisabled(cfg.feature);
+    if (cfg.auth === 'public') return;
+
+    const token = bearer(req.headers.authorization);
+    const resolved = token ? await opts.resolveAuth(token, req) : null;
+    if (resolved) {
+      req.scope.principal = resolved.principal;
+      req.scope.tenantId = resolved.tenantId;
+    }
+    if (cfg.auth === 'user') {
+      if (!token) throw httpErrors.unauthenticated();
+      if (resolved?.principal.kind !== 'user') {
+        throw new AppError(401, 'auth.invalid_token', 'The access token is invalid or expired', {
+          headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
+        });
+      }
+      if (cfg.permission) {
+        const code = fillParams(cfg.permission, req.params as Record<string, string>);
+        const p = resolved.principal;
+        if (!p.isSuper && !p.permissions.has(code)) throw httpErrors.forbidden(code);
+      }
+    }
+  });
+
+  app.addHook('onResponse', async (req, reply) => {
+    const operation = req.routeOptions.config.operation ?? 'unmatched';
+    opts.metrics.observeRequest(operation, req.method, reply.statusCode, reply.elapsedTime / 1000);
+  });
+
+  app.setNotFoundHandler(async (req) => {
+    throw httpErrors.routeNotFound(req.method, req.url.split('?')[0] ?? req.url);
+  });
+
+  app.setErrorHandler(async (err: FastifyError | AppError, req, reply) => {
+    const appErr = toAppError(err);
+    if (appErr.status >= 500) req.log.error({ err }, 'request failed');
+    else req.log.info({ error: appErr.key, status: appErr.status }, 'request rejected');
+    if (appErr.headers) reply.headers(appErr.headers);
+    return reply.code(appErr.status).send({
+      code: appErr.status,
+      error: appErr.key,
+      message: appErr.message,
+      ...(appErr.details ? { details: appErr.details } : {}),
+      requestId: req.id,
+    });
+  });
+
+  return app;
+}
+
+function bearer(header: string | undefined): string | null {
+  if (!header) return null;
+  const m = /^Bearer\s+(\S+)$/i.exec(header);
+  return m?.[1] ?? null;
+}
+
+function fillParams(template: string, params: Record<string, string>): string {
+  return template.replace(/\{(\w+)\}/g, (_, name: string) => params[name] ?? '');
+}
+
+/** Maps anything thrown to the error contract; internals never reach the client. */
+function toAppError(err: FastifyError | AppError): AppError {
+  if (err instanceof AppError) return err;
+  if (err.validation) {
+    return httpErrors.validation(err.validation.map((v) => fieldError(v, err.validationContext)));
+  }
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return httpErrors.malformedJson();
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return httpErrors.bodyTooLarge();
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return httpErrors.unsupportedMediaType();
+  }
+  if (err instanceof SyntaxError && err.statusCode === 400) return httpErrors.malformedJson();
+  if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
+    return new AppError(err.statusCode, 'request.invalid', err.message);
+  }
+  return httpErrors.internal();
+}
+
+type AjvError = { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string };
+
+function fieldError(v: AjvError, context: string | undefined): FieldError {
+  const path = v.instancePath
+    .split('/')
+    .filter(Boolean)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (v.keyword === 'required' && typeof v.params.missingProperty === 'string') {
+    path.push(v.params.missingProperty);
+  }
+  if (v.keyword === 'additionalProperties' && typeof v.params.additionalProperty === 'string') {
+    path.push(v.params.additionalProperty);
+  }
+  const field = path.length ? path.join('.') : (context ?? 'body');
+  return { field, message: v.message ?? 'is invalid' };
+}

@@ -1,0 +1,106 @@
+import { and, eq, inArray, isNull, or } from 'drizzle-orm';
+import { Value } from 'typebox/value';
+import type { Db } from '../db/client.ts';
+import { AppError, type FieldError } from '../http/errors.ts';
+import type { SettingsModule, SettingsRegistry, Visibility } from './registry.ts';
+import { settingsValues } from './tables.ts';
+
+export type SettingsStore = ReturnType<typeof createSettingsStore>;
+
+const visibilityRank: Record<Visibility, number> = { public: 0, authenticated: 1, admin: 2 };
+
+export function createSettingsStore(db: Db, registry: SettingsRegistry) {
+  function moduleOrThrow(module: string): SettingsModule {
+    const mod = registry.get(module);
+    if (!mod) throw new AppError(404, 'settings.module_not_found', `No settings module "${module}"`);
+    return mod;
+  }
+
+  async function storedRows(modules: string[], tenantId: number | null) {
+    const scopeCond = tenantId === null ? isNull(settingsValues.tenantId) : or(isNull(settingsValues.tenantId), eq(settingsValues.tenantId, tenantId));
+    return db
+      .select()
+      .from(settingsValues)
+      .where(and(inArray(settingsValues.module, modules), scopeCond));
+  }
+
+  function resolve(mod: SettingsModule, rows: { tenantId: number | null; module: string; values: Record<string, unknown> }[]) {
+    const platform = rows.find((r) => r.module === mod.module && r.tenantId === null)?.values ?? {};
+    const tenant = rows.find((r) => r.module === mod.module && r.tenantId !== null)?.values ?? {};
+    const out: Record<string, unknown> = {};
+    for (const [name, field] of Object.entries(mod.fields)) {
+      if (!field.platformOnly && name in tenant) out[name] = tenant[name];
+      else if (name in platform) out[name] = platform[name];
+      else out[name] = field.default;
+    }
+    return out;
+  }
+
+  return {
+    /** Effective values of one module for a tenant (or the platform when tenantId is null). */
+    async effective<T = Record<string, unknown>>(module: string, tenantId: number | null): Promise<T> {
+      const mod = moduleOrThrow(module);
+      return resolve(mod, await storedRows([module], tenantId)) as T;
+    },
+
+    /** Values of every module up to a visibility, for `GET /api/settings/me`. */
+    async projected(tenantId: number | null, upTo: Visibility): Promise<Record<string, Record<string, unknown>>> {
+      const mods = registry.all();
+      const rows = await storedRows(mods.map((m) => m.module), tenantId);
+      const out: Record<string, Record<string, unknown>> = {};
+      for (const mod of mods) {
+        const values = resolve(mod, rows);
+        const visible: Record<string, unknown> = {};
+        for (const [name, field] of Object.entries(mod.fields)) {
+          if (visibilityRank[field.visibility] <= visibilityRank[upTo]) visible[name] = values[name];
+        }
+        if (Object.keys(visible).length) out[mod.module] = visible;
+      }
+      return out;
+    },
+
+    /**
+     * Saves a partial update at the caller's scope. Every field is checked first; one bad field
+     * rejects the whole update (nothing written). Values equal to the inherited value are kept
+     * sparse: they are removed from the override row.
+     */
+    async update(module: string, tenantId: number | null, patch: Record<string, unknown>, userId: number | null) {
+      const mod = moduleOrThrow(module);
+      const details: FieldError[] = [];
+      for (const [name, value] of Object.entries(patch)) {
+        const field = mod.fields[name];
+        if (!field) details.push({ field: name, message: `unknown setting of module ${module}` });
+        else if (field.platformOnly && tenantId !== null) details.push({ field: name, message: 'can only be set at platform level' });
+        else if (!Value.Check(field.schema, value)) {
+          const first = Value.Errors(field.schema, value)[0];
+          details.push({ field: name, message: first?.message ?? 'invalid value' });
+        }
+      }
+      if (details.length) throw new AppError(400, 'request.validation_failed', 'The request has invalid fields', { details });
+
+      await db.transaction(async (tx) => {
+        const scopeCond = tenantId === null ? isNull(settingsValues.tenantId) : eq(settingsValues.tenantId, tenantId);
+        const [row] = await tx
+          .select()
+          .from(settingsValues)
+          .where(and(eq(settingsValues.module, module), scopeCond))
+          .for('update');
+        const next = { ...(row?.values ?? {}), ...patch };
+        if (tenantId !== null) {
+          // Sparse tenant overrides: drop what equals the platform value it would inherit.
+          const inherited = resolve(mod, await storedRows([module], null));
+          for (const k of Object.keys(next)) if (JSON.stringify(next[k]) === JSON.stringify(inherited[k])) delete next[k];
+        }
+        if (row) {
+          await tx.update(settingsValues).set({ values: next, updatedAt: new Date(), updatedBy: userId }).where(eq(settingsValues.id, row.id));
+        } else {
+          await tx.insert(settingsValues).values({ module, tenantId, values: next, updatedBy: userId }).onConflictDoUpdate({
+            target: [settingsValues.module, settingsValues.tenantId],
+            set: { values: next, updatedAt: new Date(), updatedBy: userId },
+          });
+        }
+      });
+      return this.effective(module, tenantId);
+    },
+  };
+}
