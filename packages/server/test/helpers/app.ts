@@ -1,0 +1,155 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { seedIdentity } from '../../src/modules/identity/seed.ts';
+import { loadLicense } from '../../src/platform/auth/license.ts';
+import { type Cache, createCache } from '../../src/platform/cache/cache.ts';
+import { type Database, openDatabase } from '../../src/platform/db/client.ts';
+import { runMigrations } from '../../src/platform/db/migrate.ts';
+
+/**
+ * Test databases. With TEST_DATABASE_URL each call creates a database of its own on that server
+ * (dropped by `drop()`); without it, an in-memory PGlite. With TEST_REDIS_URL the cache is that
+ * Redis under a key prefix of its own (deleted by `drop()`).
+ */
+export const ADMIN_PASSWORD = 'Admin#Pass2026';
+export const usingPostgres = Boolean(process.env.TEST_DATABASE_URL);
+export const usingRedis = Boolean(process.env.TEST_REDIS_URL);
+
+export type TestStore = { url: string | null; dbName: string | null; prefix: string; drop(): Promise<void> };
+
+export async function createTestStore(): Promise<TestStore> {
+  const id = `${process.pid}_${randomBytes(4).toString('hex')}`;
+  const prefix = `atrium-test:${id}:`;
+  const base = process.env.TEST_DATABASE_URL;
+  let url: string | null = null;
+  let dbName: string | null = null;
+  if (base) {
+    dbName = `atrium_test_${id}`;
+    const admin = new pg.Client({ connectionString: base });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${dbName}`);
+    await admin.end();
+    const u = new URL(base);
+    u.pathname = `/${dbName}`;
+    url = u.toString();
+  }
+  return {
+    url,
+    dbName,
+    prefix,
+    async drop() {
+      if (base && dbName) {
+        const admin = new pg.Client({ connectionString: base });
+        await admin.connect();
+        await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+        await admin.end();
+      }
+      const redisUrl = process.env.TEST_REDIS_URL;
+      if (redisUrl) {
+        const { Redis } = await import('ioredis');
+        const r = new Redis(redisUrl);
+        let cursor = '0';
+        do {
+          const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+          if (keys.length) await r.del(...keys);
+          cursor = next;
+        } while (cursor !== '0');
+        await r.quit();
+      }
+    },
+  };
+}
+
+export type TestApp = {
+  app: FastifyInstance;
+  database: Database;
+  cache: Cache;
+  store: TestStore;
+  /** super administrator's access token (platform scope) */
+  adminToken: string;
+  /** the demo tenant's administrator's access token */
+  demoAdminToken: string;
+  demoTenantId: number;
+  close(): Promise<void>;
+};
+
+export type TestAppOptions = {
+  env?: Record<string, string>;
+  license?: string;
+  clock?: () => Date;
+  /** reuse a store (several instances on one database); the creator drops it */
+  store?: TestStore;
+};
+
+/** One app on a fresh database, seeded, with tokens for the platform and demo administrators. */
+export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
+  const ownStore = !opts.store;
+  const store = opts.store ?? (await createTestStore());
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    CAPTCHA_ENABLED: 'false',
+    SEED_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789',
+    LOGIN_IP_LIMIT_PER_MINUTE: '10000',
+    LOGIN_ACCOUNT_LIMIT_PER_MINUTE: '10000',
+    ...(store.url ? { DATABASE_URL: store.url, DATABASE_POOL_MAX: '5' } : {}),
+    ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_KEY_PREFIX: store.prefix } : {}),
+    ...opts.env,
+  });
+  const database = await openDatabase({ url: config.databaseUrl, dataDir: null, poolMax: config.databasePoolMax });
+  await runMigrations(database);
+  const cache = createCache({ redisUrl: config.redisUrl, prefix: config.redisKeyPrefix });
+  const app = await buildApp({
+    config,
+    database,
+    cache,
+    clock: opts.clock,
+    ...(opts.license ? { license: loadLicense(opts.license) } : {}),
+  });
+  await seedIdentity(app.ctx);
+  const adminToken = await login(app, 'admin', ADMIN_PASSWORD);
+  const demoAdminToken = await login(app, 'admin', ADMIN_PASSWORD, 'demo');
+  const me = await call(app, 'GET', '/api/auth/me', { token: demoAdminToken });
+  return {
+    app,
+    database,
+    cache,
+    store,
+    adminToken,
+    demoAdminToken,
+    demoTenantId: me.json().data.user.tenantId,
+    async close() {
+      await app.close();
+      await cache.close();
+      await database.close();
+      if (ownStore) await store.drop();
+    },
+  };
+}
+
+export async function login(app: FastifyInstance, username: string, password: string, tenantCode?: string): Promise<string> {
+  const res = await call(app, 'POST', '/api/auth/login', { body: { username, password, ...(tenantCode ? { tenantCode } : {}) } });
+  if (res.statusCode !== 200) throw new Error(`login ${username}@${tenantCode ?? 'platform'} failed: ${res.body}`);
+  return res.json().data.accessToken;
+}
+
+/** A request through app.inject with an optional bearer token, JSON body, tenant header. */
+export async function call(
+  app: FastifyInstance,
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+  url: string,
+  opts: { token?: string; body?: unknown; tenantId?: number; headers?: Record<string, string> } = {},
+): Promise<LightMyRequestResponse> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  if (opts.tenantId !== undefined) headers['x-tenant-id'] = String(opts.tenantId);
+  return app.inject({
+    method,
+    url,
+    headers,
+    ...(opts.body !== undefined ? { payload: opts.body as object } : {}),
+  });
+}
