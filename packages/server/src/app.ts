@@ -30,6 +30,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     ctx: AppContext;
     identity: IdentityModule;
+    /** every permission code a route declares, templates expanded (`security:setting:view`) */
+    permissionCodes: ReadonlySet<string>;
   }
 }
 
@@ -67,6 +69,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = createHttpServer({ config, logger, metrics, license, resolveAuth: identity.resolveAuth });
   app.decorate('ctx', ctx);
   app.decorate('identity', identity);
+  const declared = new Set<string>();
+  app.addHook('onRoute', (r) => {
+    if (r.config?.permission) declared.add(r.config.permission);
+  });
   await registerOpenApi(app, VERSION);
   await app.register(websocket);
 
@@ -75,7 +81,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   ctx.realtime.register(app, identity.resolveAuth);
   await registerDocsRoutes(app);
 
+  app.decorate('permissionCodes', expandPermissionTemplates(declared, settingsRegistry));
   app.addHook('onClose', async () => ctx.realtime.closeAll());
   await app.ready();
   return app;
+}
+
+/** `{module}:setting:view` stands for one code per registered settings module. */
+function expandPermissionTemplates(declared: Set<string>, registry: SettingsRegistry): ReadonlySet<string> {
+  const out = new Set<string>();
+  for (const code of declared) {
+    if (code.includes('{module}')) for (const m of registry.all()) out.add(code.replace('{module}', m.module));
+    else out.add(code);
+  }
+  return out;
 }

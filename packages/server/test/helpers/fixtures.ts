@@ -1,0 +1,60 @@
+import { randomBytes } from 'node:crypto';
+import { hashPassword } from '../../src/modules/identity/passwords.ts';
+import { roles, tenants, userRoles, users } from '../../src/modules/identity/tables.ts';
+import { login, type TestApp } from './app.ts';
+
+/**
+ * Fixtures for tenant and permission tests. They write the identity tables directly (a test
+ * setup, not the behaviour under test) and sign in through the real login route.
+ */
+export const USER_PASSWORD = 'User#Pass2026';
+let passwordHash: Promise<string> | null = null;
+const hashOnce = () => (passwordHash ??= hashPassword(USER_PASSWORD));
+
+export type TenantFixture = { tenantId: number; code: string; adminUserId: number; adminToken: string };
+
+/** A tenant with an administrator that holds every permission code given (default: none → use super-like role). */
+export async function createTenant(t: TestApp, code = `t${randomBytes(3).toString('hex')}`, permissions?: string[]): Promise<TenantFixture> {
+  const db = t.database.db;
+  const [tenant] = await db.insert(tenants).values({ code, name: `Tenant ${code}` }).returning();
+  if (!tenant) throw new Error('tenant insert failed');
+  const user = await createUser(t, tenant.id, code, 'admin', permissions ?? allTenantPermissions(t));
+  return { tenantId: tenant.id, code, adminUserId: user.userId, adminToken: user.token };
+}
+
+/** A user of the demo tenant (or any tenant) holding exactly these permission codes. */
+export async function createUserWithPermissions(
+  t: TestApp,
+  permissions: string[],
+  opts: { tenantId?: number; tenantCode?: string } = {},
+): Promise<{ userId: number; token: string; username: string }> {
+  const tenantId = opts.tenantId ?? t.demoTenantId;
+  const code = opts.tenantCode ?? 'demo';
+  return createUser(t, tenantId, code, `u${randomBytes(4).toString('hex')}`, permissions);
+}
+
+async function createUser(t: TestApp, tenantId: number, tenantCode: string, username: string, permissions: string[]) {
+  const db = t.database.db;
+  const [user] = await db
+    .insert(users)
+    .values({ tenantId, username, passwordHash: await hashOnce(), nickname: username })
+    .returning();
+  if (!user) throw new Error('user insert failed');
+  if (permissions.length) {
+    const [role] = await db
+      .insert(roles)
+      .values({ tenantId, code: `r-${username}`, name: `Role of ${username}`, permissions })
+      .returning();
+    if (!role) throw new Error('role insert failed');
+    await db.insert(userRoles).values({ userId: user.id, roleId: role.id });
+  }
+  const token = await login(t.app, username, USER_PASSWORD, tenantCode);
+  return { userId: user.id, token, username };
+}
+
+/** Every permission code a route declares, except platform-only ones. */
+export function allTenantPermissions(t: TestApp): string[] {
+  const codes = new Set<string>();
+  for (const code of t.app.permissionCodes) if (!code.startsWith('platform:')) codes.add(code);
+  return [...codes];
+}
