@@ -13,8 +13,11 @@ import { createMetrics } from './platform/metrics/metrics.ts';
 import { createRealtimeHub } from './platform/realtime/hub.ts';
 import { SettingsRegistry } from './platform/settings/registry.ts';
 import { createSettingsStore } from './platform/settings/store.ts';
+import { identityStats } from './modules/identity/identity-stats.ts';
 import { createIdentityModule, type IdentityModule } from './modules/identity/index.ts';
+import { createMemberModule } from './modules/member/index.ts';
 import { createOpsModule } from './modules/ops/index.ts';
+import { createSystemModule, operationStats } from './modules/system/index.ts';
 
 export { VERSION } from './version.ts';
 
@@ -24,6 +27,8 @@ export type AppDeps = {
   cache: Cache;
   license?: License;
   clock?: () => Date;
+  /** Tests only: registers extra routes just before the docs routes (so they appear in the document). */
+  extraRoutes?: (app: FastifyInstance) => void | Promise<void>;
 };
 
 declare module 'fastify' {
@@ -62,8 +67,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   };
 
   // Modules in the spec's mount order (§1): ops, identity, member, platform.
-  const ops = createOpsModule(ctx);
+  const ops = createOpsModule(ctx, {
+    dashboard: {
+      identityStats: (db, scope, now) => identityStats(db, scope, now, config.accessTokenTtlSeconds),
+      operationStats,
+    },
+  });
   const identity = createIdentityModule(ctx);
+  const member = createMemberModule(ctx);
+  const system = createSystemModule(ctx);
   if (config.captchaEnabled !== null) settingsRegistry.setDefault('security', 'captchaEnabled', config.captchaEnabled);
 
   const app = createHttpServer({ config, logger, metrics, license, resolveAuth: identity.resolveAuth });
@@ -78,7 +90,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await ops.register(app);
   await identity.register(app);
+  await member.register(app);
+  await system.register(app);
   ctx.realtime.register(app, identity.resolveAuth);
+  await deps.extraRoutes?.(app);
   await registerDocsRoutes(app);
 
   app.decorate('permissionCodes', expandPermissionTemplates(declared, settingsRegistry));

@@ -18,11 +18,16 @@ async function main() {
     throw err;
   }
 
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolMax: config.databasePoolMax });
+  const database = await openDatabase({
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolMax: config.databasePoolMax,
+    onIdleError: (err) => console.error(`database: idle connection lost (${err.message}); it will be replaced`),
+  });
   await runMigrations(database);
   const cache = createCache({ redisUrl: config.redisUrl, prefix: config.redisKeyPrefix });
   const app = await buildApp({ config, database, cache });
-  const seed = await seedIdentity(app.ctx);
+  const seed = await seedIdentity(app.ctx, app.permissionCodes);
 
   await app.listen({ host: config.host, port: config.port });
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;

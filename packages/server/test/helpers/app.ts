@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
-import { buildApp } from '../../src/app.ts';
+import { type AppDeps, buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { seedIdentity } from '../../src/modules/identity/seed.ts';
 import { loadLicense } from '../../src/platform/auth/license.ts';
@@ -82,6 +82,8 @@ export type TestAppOptions = {
   clock?: () => Date;
   /** reuse a store (several instances on one database); the creator drops it */
   store?: TestStore;
+  /** extra (test-only) routes, registered through the real route() helper before the docs routes */
+  extraRoutes?: AppDeps['extraRoutes'];
 };
 
 /** One app on a fresh database, seeded, with tokens for the platform and demo administrators. */
@@ -107,9 +109,10 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     database,
     cache,
     clock: opts.clock,
+    extraRoutes: opts.extraRoutes,
     ...(opts.license ? { license: loadLicense(opts.license) } : {}),
   });
-  await seedIdentity(app.ctx);
+  await seedIdentity(app.ctx, app.permissionCodes);
   const adminToken = await login(app, 'admin', ADMIN_PASSWORD);
   const demoAdminToken = await login(app, 'admin', ADMIN_PASSWORD, 'demo');
   const me = await call(app, 'GET', '/api/auth/me', { token: demoAdminToken });

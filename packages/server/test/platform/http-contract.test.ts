@@ -52,6 +52,21 @@ describe('HTTP contract', () => {
     expect(fields).toEqual(['password', 'username']);
   });
 
+  it('checks JSON bodies strictly: a number is not a string, null is not 0', async () => {
+    const res = await call(t.app, 'POST', '/api/auth/login', { body: { username: 12, password: null } });
+    expect(res.statusCode).toBe(400);
+    const fields = res.json().details.map((d: { field: string }) => d.field).sort();
+    expect(fields).toEqual(['password', 'username']);
+  });
+
+  it('coerces query-string numbers and rejects non-numbers naming the parameter', async () => {
+    const res = await call(t.app, 'GET', '/api/users?page=abc', { token: t.adminToken });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().details[0].field).toBe('page');
+    const ok = await call(t.app, 'GET', '/api/users?page=1&pageSize=5', { token: t.adminToken });
+    expect(ok.json().data).toMatchObject({ page: 1, pageSize: 5 });
+  });
+
   it('answers 401 without a token and never shows a stack', async () => {
     const res = await call(t.app, 'GET', '/api/auth/me');
     expect(res.statusCode).toBe(401);

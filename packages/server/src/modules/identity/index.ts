@@ -2,6 +2,17 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
 import { createAuthService } from './auth-service.ts';
 import { authRoutes } from './routes/auth.ts';
+import { menusRoutes } from './routes/menus.ts';
+import { permissionsRoutes } from './routes/permissions.ts';
+import { rolesRoutes } from './routes/roles.ts';
+import { tenantsRoutes } from './routes/tenants.ts';
+import { usersRoutes } from './routes/users.ts';
+import { departmentRoutes } from './routes/departments.ts';
+import { loginLogRoutes } from './routes/login-logs.ts';
+import { onlineSessionRoutes } from './routes/online-sessions.ts';
+import { positionRoutes } from './routes/positions.ts';
+import { profileRoutes } from './routes/profile.ts';
+import { userGroupRoutes } from './routes/user-groups.ts';
 import { securitySettings } from './security-settings.ts';
 import { createSessions, SESSION_CONTROL_CHANNEL } from './sessions.ts';
 
@@ -17,6 +28,17 @@ export function createIdentityModule(ctx: AppContext) {
     auth,
     async register(app: FastifyInstance) {
       authRoutes(app, ctx, auth, sessions);
+      usersRoutes(app, ctx, sessions, auth);
+      rolesRoutes(app, ctx, sessions);
+      menusRoutes(app, ctx, sessions);
+      tenantsRoutes(app, ctx, sessions);
+      permissionsRoutes(app);
+      departmentRoutes(app, ctx);
+      positionRoutes(app, ctx);
+      userGroupRoutes(app, ctx);
+      loginLogRoutes(app, ctx);
+      onlineSessionRoutes(app, ctx, sessions);
+      profileRoutes(app, ctx);
       // A session revoked on any instance closes its live sockets here too.
       await ctx.cache.subscribe(SESSION_CONTROL_CHANNEL, (raw) => {
         const { revoked } = JSON.parse(raw) as { revoked: number[] };

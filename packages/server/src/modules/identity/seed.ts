@@ -1,8 +1,10 @@
-import { eq, isNull, and } from 'drizzle-orm';
-import { randomToken } from '../../platform/crypto/digest.ts';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { AppContext } from '../../platform/context.ts';
+import { randomToken } from '../../platform/crypto/digest.ts';
 import { hashPassword } from './passwords.ts';
+import { seedMenus } from './seed-menus.ts';
 import { tenants, users } from './tables.ts';
+import { provisionTenantAdmin } from './tenants-service.ts';
 
 export type SeedReport = {
   created: boolean;
@@ -13,37 +15,44 @@ export type SeedReport = {
 };
 
 const DEMO_TENANT = 'demo';
+const SEED_LOCK = 0x61747364; // "atsd": instances starting together seed one at a time
 
 /**
- * First start: a platform super administrator and a demo tenant with its own administrator
- * (same password). Later starts change nothing. The password comes from SEED_ADMIN_PASSWORD,
- * or is generated and printed once.
+ * First start: the menu tree, a platform super administrator and a demo tenant whose
+ * administrator holds the `tenant-admin` role (same password). Later starts change nothing.
+ * The password comes from SEED_ADMIN_PASSWORD, or is generated and printed once.
+ * `permissionCodes` is the app's registry (`app.permissionCodes`), given to the demo role.
  */
-export async function seedIdentity(ctx: AppContext): Promise<SeedReport> {
+export async function seedIdentity(ctx: AppContext, permissionCodes: Iterable<string>): Promise<SeedReport> {
   const { db, config } = ctx;
   const username = config.seedAdminUsername;
-  return db.transaction(async (tx) => {
-    const [existing] = await tx
-      .select({ id: users.id })
-      .from(users)
-      .where(and(isNull(users.tenantId), eq(users.isSuper, true)))
-      .limit(1);
-    if (existing) return { created: false, adminUsername: username, generatedPassword: null, demoTenantCode: DEMO_TENANT };
+  return ctx.database.withAdvisoryLock(SEED_LOCK, () =>
+    db.transaction(async (tx) => {
+      await seedMenus(tx);
+      const [existing] = await tx
+        .select({ id: users.id })
+        .from(users)
+        .where(and(isNull(users.tenantId), eq(users.isSuper, true)))
+        .limit(1);
+      if (existing) {
+        return { created: false, adminUsername: username, generatedPassword: null, demoTenantCode: DEMO_TENANT };
+      }
 
-    const generated = config.seedAdminPassword ? null : randomToken(12);
-    const hash = await hashPassword(config.seedAdminPassword ?? (generated as string));
-    await tx.insert(users).values({ tenantId: null, username, passwordHash: hash, nickname: 'Platform administrator', isSuper: true });
-    const [demo] = await tx
-      .insert(tenants)
-      .values({ code: DEMO_TENANT, name: 'Demo tenant', remark: 'Created at first start' })
-      .onConflictDoNothing()
-      .returning();
-    if (demo) await seedTenantAdmin(ctx, tx, demo.id, username, hash);
-    return { created: true, adminUsername: username, generatedPassword: generated, demoTenantCode: DEMO_TENANT };
-  });
-}
-
-/** A new tenant's first administrator. */
-async function seedTenantAdmin(_ctx: AppContext, tx: AppContext['db'], tenantId: number, username: string, hash: string) {
-  await tx.insert(users).values({ tenantId, username, passwordHash: hash, nickname: 'Tenant administrator' });
+      const generated = config.seedAdminPassword ? null : randomToken(12);
+      const hash = await hashPassword(config.seedAdminPassword ?? (generated as string));
+      await tx
+        .insert(users)
+        .values({ tenantId: null, username, passwordHash: hash, nickname: 'Platform administrator', isSuper: true });
+      const [demo] = await tx
+        .insert(tenants)
+        .values({ code: DEMO_TENANT, name: 'Demo tenant', remark: 'Created at first start' })
+        .onConflictDoNothing()
+        .returning();
+      if (demo) {
+        const now = ctx.clock();
+        await provisionTenantAdmin(tx, { tenantId: demo.id, username, passwordHash: hash, permissionCodes, now });
+      }
+      return { created: true, adminUsername: username, generatedPassword: generated, demoTenantCode: DEMO_TENANT };
+    }),
+  );
 }

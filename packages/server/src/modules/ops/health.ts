@@ -44,8 +44,12 @@ export function healthRoutes(app: FastifyInstance, ctx: AppContext) {
   });
 
   // Prometheus exposition; not an API operation, so it stays out of the OpenAPI document (§4.2).
-  app.get('/metrics', { schema: { hide: true }, config: { operation: 'ops.metrics.get', auth: 'public' } }, async (_req, reply) => {
-    reply.type(ctx.metrics.registry.contentType);
-    return ctx.metrics.registry.metrics();
-  });
+  app.get(
+    '/metrics',
+    { schema: { hide: true }, config: { operation: 'ops.metrics.get', auth: 'public' } },
+    async (_req, reply) => {
+      reply.type(ctx.metrics.registry.contentType);
+      return ctx.metrics.registry.metrics();
+    },
+  );
 }

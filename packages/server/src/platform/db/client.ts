@@ -22,16 +22,24 @@ export type Database = {
   close(): Promise<void>;
 };
 
-export type DatabaseOptions = { url: string | null; dataDir: string | null; poolMax?: number };
+export type DatabaseOptions = {
+  url: string | null;
+  dataDir: string | null;
+  poolMax?: number;
+  /** an idle pooled connection failed (server restart, admin kill): the pool replaces it */
+  onIdleError?: (err: Error) => void;
+};
 
 /** PostgreSQL when a URL is given, otherwise embedded PGlite (in memory when dataDir is null). */
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
-  if (opts.url) return openPostgres(opts.url, opts.poolMax ?? 10);
+  if (opts.url) return openPostgres(opts.url, opts.poolMax ?? 10, opts.onIdleError ?? (() => {}));
   return openPglite(opts.dataDir);
 }
 
-async function openPostgres(url: string, max: number): Promise<Database> {
+async function openPostgres(url: string, max: number, onIdleError: (err: Error) => void): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max });
+  // Without a listener an idle connection's error would crash the process.
+  pool.on('error', onIdleError);
   // Fail at start, naming the problem, rather than at the first request.
   const probe = await pool.connect();
   probe.release();

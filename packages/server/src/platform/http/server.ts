@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { License } from '../auth/license.ts';
@@ -44,10 +46,10 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    ajv: { customOptions: { allErrors: true } },
     routerOptions: { ignoreTrailingSlash: true },
   });
   app.addSchema(ErrorBody);
+  app.setValidatorCompiler(createValidatorCompiler());
   app.decorateRequest('scope', null as unknown as Scope);
 
   app.addHook('onRequest', async (req, reply) => {
@@ -104,6 +106,23 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   });
 
   return app;
+}
+
+/**
+ * Two validators: query strings, params and headers arrive as text, so their scalars are coerced
+ * ("5" → 5); JSON bodies are typed already and are checked strictly, so `0` or `""` is never
+ * quietly turned into `null` or a number. Every bad field is reported (allErrors).
+ */
+function createValidatorCompiler() {
+  const make = (coerceTypes: boolean | 'array') => {
+    const ajv = new Ajv({ allErrors: true, coerceTypes, useDefaults: true, removeAdditional: false, strict: false });
+    addFormats.default(ajv);
+    return ajv;
+  };
+  const strict = make(false);
+  const coercing = make('array');
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
+    (httpPart === 'body' ? strict : coercing).compile(schema);
 }
 
 function bearer(header: string | undefined): string | null {

@@ -16,9 +16,10 @@ export function createSettingsStore(db: Db, registry: SettingsRegistry) {
     return mod;
   }
 
-  async function storedRows(modules: string[], tenantId: number | null) {
+  /** `exec` is the open transaction when called inside one (PGlite has a single connection: an outside query would wait forever). */
+  async function storedRows(modules: string[], tenantId: number | null, exec: Db = db) {
     const scopeCond = tenantId === null ? isNull(settingsValues.tenantId) : or(isNull(settingsValues.tenantId), eq(settingsValues.tenantId, tenantId));
-    return db
+    return exec
       .select()
       .from(settingsValues)
       .where(and(inArray(settingsValues.module, modules), scopeCond));
@@ -88,7 +89,7 @@ export function createSettingsStore(db: Db, registry: SettingsRegistry) {
         const next = { ...(row?.values ?? {}), ...patch };
         if (tenantId !== null) {
           // Sparse tenant overrides: drop what equals the platform value it would inherit.
-          const inherited = resolve(mod, await storedRows([module], null));
+          const inherited = resolve(mod, await storedRows([module], null, tx));
           for (const k of Object.keys(next)) if (JSON.stringify(next[k]) === JSON.stringify(inherited[k])) delete next[k];
         }
         if (row) {

@@ -1,0 +1,294 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import pg from 'pg';
+
+/**
+ * `npm run bench`: the service (PGlite, and PostgreSQL when BENCH_DATABASE_URL is set) against a
+ * bare Fastify baseline, same machine, same Node, same load. Writes bench/results/latest.md.
+ */
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CONNECTIONS = 10;
+const WARMUP_SECONDS = 2;
+const MEASURE_SECONDS = 8;
+const ADMIN_PASSWORD = `Bench#${randomBytes(6).toString('hex')}`;
+
+type Measure = { reqPerSec: number; p50: number; p99: number; non2xx: number; errors: number };
+type Row = { scenario: string; database: string } & Measure;
+type Scenario = { name: string; method: 'GET' | 'POST'; path: string; headers?: Record<string, string>; body?: string };
+
+const children = new Set<ChildProcess>();
+
+async function main() {
+  const rows: Row[] = [];
+  const rss: string[] = [];
+  const notes: string[] = [];
+
+  const baseline = await startBaseline();
+  const bare = await measure(baseline.url, { name: 'bare Fastify, GET / → {ok:true}', method: 'GET', path: '/' });
+  rows.push({ scenario: 'bare Fastify, GET / → {ok:true}', database: '—', ...bare });
+  await stop(baseline.child);
+
+  const targets: { database: string; url: string | null }[] = [{ database: 'PGlite', url: null }];
+  const pgBase = process.env.BENCH_DATABASE_URL;
+  let pgDb: { url: string; drop: () => Promise<void> } | null = null;
+  if (pgBase) {
+    pgDb = await createDatabase(pgBase);
+    targets.push({ database: 'PostgreSQL', url: pgDb.url });
+  }
+
+  try {
+    for (const target of targets) {
+      const service = await startService(target.url);
+      const idle = vmRss(service.child.pid);
+      try {
+        for (const scenario of await scenarios(service.url)) {
+          if (scenario.note) notes.push(scenario.note);
+          rows.push({ scenario: scenario.name, database: target.database, ...(await measure(service.url, scenario)) });
+        }
+        rss.push(`${target.database}: ${vmRss(service.child.pid)} (${idle} when ready, before load)`);
+      } finally {
+        await stop(service.child);
+        rmSync(service.dataDir, { recursive: true, force: true });
+      }
+    }
+  } finally {
+    await pgDb?.drop();
+  }
+
+  const failed = rows.filter((r) => r.non2xx > 0 || r.errors > 0);
+  for (const r of failed)
+    notes.push(`${r.scenario} (${r.database}): ${r.non2xx} non-2xx responses, ${r.errors} errors`);
+  const report = render(rows, bare.reqPerSec, rss, notes);
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+  writeFileSync(join(ROOT, 'bench/results/latest.md'), report);
+  console.log(report);
+}
+
+/** The three scenarios; the user list falls back to /api/auth/me where that route does not exist. */
+async function scenarios(base: string): Promise<(Scenario & { note?: string })[]> {
+  const login = JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD });
+  const json = { 'content-type': 'application/json' };
+  const res = await fetch(`${base}/api/auth/login`, { method: 'POST', headers: json, body: login });
+  if (res.status !== 200) throw new Error(`bench sign-in failed: ${res.status} ${await res.text()}`);
+  const token = ((await res.json()) as { data: { accessToken: string } }).data.accessToken;
+  const bearer = { authorization: `Bearer ${token}` };
+
+  let list: Scenario & { note?: string } = {
+    name: 'GET /api/users?page=1&pageSize=20 (bearer)',
+    method: 'GET',
+    path: '/api/users?page=1&pageSize=20',
+    headers: bearer,
+  };
+  const probe = await fetch(base + list.path, { headers: bearer });
+  if (probe.status === 404) {
+    list = {
+      name: 'GET /api/auth/me (bearer; stands in for /api/users, not served)',
+      method: 'GET',
+      path: '/api/auth/me',
+      headers: bearer,
+      note: '/api/users answered 404 in this build: the signed-in read scenario used /api/auth/me instead.',
+    };
+  } else if (probe.status !== 200) {
+    throw new Error(`GET /api/users answered ${probe.status}: ${await probe.text()}`);
+  }
+  return [
+    { name: 'GET /api/health', method: 'GET', path: '/api/health' },
+    { name: 'POST /api/auth/login', method: 'POST', path: '/api/auth/login', headers: json, body: login },
+    list,
+  ];
+}
+
+async function measure(base: string, s: Scenario): Promise<Measure> {
+  const opts = {
+    url: base + s.path,
+    method: s.method,
+    headers: s.headers,
+    body: s.body,
+    connections: CONNECTIONS,
+  };
+  await autocannon({ ...opts, duration: WARMUP_SECONDS });
+  const r = await autocannon({ ...opts, duration: MEASURE_SECONDS });
+  return {
+    reqPerSec: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors + r.timeouts,
+  };
+}
+
+async function startService(databaseUrl: string | null) {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(os.tmpdir(), 'atrium-bench-'));
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    JWT_SECRET: randomBytes(48).toString('base64url'),
+    SEED_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    CAPTCHA_ENABLED: 'false',
+    LOGIN_IP_LIMIT_PER_MINUTE: '100000',
+    LOGIN_ACCOUNT_LIMIT_PER_MINUTE: '100000',
+    LOG_LEVEL: 'warn',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  };
+  const child = launch([join(ROOT, 'packages/server/src/main.ts')], env);
+  const url = `http://127.0.0.1:${port}`;
+  await waitReady(child, `${url}/api/health`);
+  return { child, url, dataDir };
+}
+
+async function startBaseline() {
+  const port = await freePort();
+  const child = launch([join(ROOT, 'bench/baseline.ts')], { PATH: process.env.PATH ?? '', PORT: String(port) });
+  const url = `http://127.0.0.1:${port}`;
+  await waitReady(child, `${url}/`);
+  return { child, url };
+}
+
+/** Children run on this same Node binary (npm puts the pinned Node 24 first). */
+function launch(args: string[], env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString('utf8')).slice(-4000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  child.on('exit', (code, signal) => {
+    children.delete(child);
+    if (code !== 0 && signal !== 'SIGTERM' && code !== null)
+      console.error(`child ${args[0]} exited ${code}:\n${output}`);
+  });
+  children.add(child);
+  return child;
+}
+
+async function waitReady(child: ChildProcess, url: string) {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${url}: process exited with ${child.exitCode} before it was ready`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} was not ready within 60 s`);
+}
+
+async function stop(child: ChildProcess) {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** A fresh database on the benchmark server, dropped afterwards. */
+async function createDatabase(base: string) {
+  const name = `atrium_bench_${process.pid}_${randomBytes(3).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const u = new URL(base);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+function vmRss(pid: number | undefined): string {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m);
+    return line ? `${(Number(line[1]) / 1024).toFixed(0)} MiB` : 'n/a';
+  } catch {
+    return 'n/a (no /proc)';
+  }
+}
+
+function render(rows: Row[], bareReqPerSec: number, rss: string[], notes: string[]): string {
+  const fmt = (n: number, digits = 0) =>
+    n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+  // autocannon's histogram has millisecond resolution: 0 means under a millisecond
+  const ms = (n: number) => (n < 1 ? '<1' : fmt(n));
+  const cpus = os.cpus();
+  const lines = [
+    '# Atrium benchmark',
+    '',
+    `${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up then ${MEASURE_SECONDS} s measured per scenario; ` +
+      'load generator (autocannon) on the same machine. Ratio = scenario req/s ÷ bare Fastify req/s.',
+    '',
+    ...table(
+      ['scenario', 'database', 'req/s', 'p50 ms', 'p99 ms', 'ratio to bare'],
+      rows.map((r) => [
+        r.scenario,
+        r.database,
+        fmt(r.reqPerSec),
+        ms(r.p50),
+        ms(r.p99),
+        fmt(r.reqPerSec / bareReqPerSec, 3),
+      ]),
+    ),
+    '',
+    `- Service RSS after the runs: ${rss.join('; ')}`,
+    `- Machine: ${cpus.length} cores (${cpus[0]?.model.trim() ?? 'unknown'}), ${fmt(os.totalmem() / 2 ** 30, 1)} GiB RAM, ${os.platform()} ${os.release()}`,
+    `- Node ${process.version}`,
+    `- Date: ${new Date().toISOString()}`,
+    ...notes.map((n) => `- Note: ${n}`),
+    '',
+  ];
+  return lines.join('\n');
+}
+
+/** A Markdown table padded so it reads as well in a terminal; numeric columns right-aligned. */
+function table(head: string[], body: string[][]): string[] {
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    `| ${cells.map((c, i) => (i < 2 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
+  const rule = `| ${widths.map((w, i) => (i < 2 ? '-'.repeat(w) : `${'-'.repeat(w - 1)}:`)).join(' | ')} |`;
+  return [line(head), rule, ...body.map(line)];
+}
+
+const shutdown = () => {
+  for (const c of children) c.kill('SIGKILL');
+};
+process.on('SIGINT', () => {
+  shutdown();
+  process.exit(130);
+});
+
+main().catch((err) => {
+  console.error('bench failed:', err instanceof Error ? err.message : err);
+  shutdown();
+  process.exit(1);
+});

@@ -1,0 +1,71 @@
+import { and, count, desc, eq, gt, isNull, type SQL } from 'drizzle-orm';
+import type { Scope } from '../../platform/auth/principal.ts';
+import type { Db } from '../../platform/db/client.ts';
+import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
+import { identityErrors } from './errors.ts';
+import type { Sessions } from './sessions.ts';
+import { userSessions, users } from './tables.ts';
+
+/**
+ * Live sign-in sessions (not revoked, not expired) and the forced logout of one. Revocation goes
+ * through `sessions.revoke`, which also drops the cached principal and tells every instance.
+ */
+type TenantScope = Pick<Scope, 'tenantId'>;
+
+const tenantSessions = scoped(userSessions);
+
+export type SessionQuery = PageRequest & { username?: string; ip?: string; userId?: number };
+
+export function liveSession(now: Date): SQL {
+  return and(isNull(userSessions.revokedAt), gt(userSessions.expiresAt, now)) as SQL;
+}
+
+/** Live sessions of the scope's tenant, most recently active first. */
+export async function listLiveSessions(db: Db, scope: TenantScope, q: SessionQuery, now: Date) {
+  const conds: SQL[] = [liveSession(now)];
+  if (q.username !== undefined) conds.push(eq(users.username, q.username));
+  if (q.ip !== undefined) conds.push(eq(userSessions.ip, q.ip));
+  if (q.userId !== undefined) conds.push(eq(userSessions.userId, q.userId));
+  const cond = tenantSessions.where(scope, and(...conds));
+  const [list, totals] = await Promise.all([
+    db
+      .select({
+        id: userSessions.id,
+        userId: userSessions.userId,
+        username: users.username,
+        nickname: users.nickname,
+        ip: userSessions.ip,
+        userAgent: userSessions.userAgent,
+        createdAt: userSessions.createdAt,
+        lastActiveAt: userSessions.lastActiveAt,
+        expiresAt: userSessions.expiresAt,
+      })
+      .from(userSessions)
+      .innerJoin(users, eq(users.id, userSessions.userId))
+      .where(cond)
+      .orderBy(desc(userSessions.lastActiveAt), desc(userSessions.id))
+      .limit(q.pageSize)
+      .offset((q.page - 1) * q.pageSize),
+    db.select({ n: count() }).from(userSessions).innerJoin(users, eq(users.id, userSessions.userId)).where(cond),
+  ]);
+  return { list, total: Number(totals[0]?.n ?? 0), page: q.page, pageSize: q.pageSize };
+}
+
+/** Ends a live session of the caller's tenant; any other id (or an already ended session) is a 404. */
+export async function forceLogout(
+  db: Db,
+  sessions: Sessions,
+  scope: TenantScope,
+  id: number,
+  now: Date,
+): Promise<void> {
+  const [live] = await db
+    .select({ id: userSessions.id })
+    .from(userSessions)
+    .where(tenantSessions.where(scope, and(eq(userSessions.id, id), liveSession(now))))
+    .limit(1);
+  if (!live) throw identityErrors.notFound('session');
+  const revoked = await sessions.revoke({ sessionId: id }, 'forced_logout');
+  // Ended meanwhile (logout, expiry sweep): same answer as an unknown id.
+  if (revoked.length === 0) throw identityErrors.notFound('session');
+}

@@ -1,0 +1,153 @@
+import { and, eq, ilike, inArray, or, type SQL } from 'drizzle-orm';
+import type { Static } from 'typebox';
+import type { Scope } from '../../platform/auth/principal.ts';
+import type { AppContext } from '../../platform/context.ts';
+import type { Db } from '../../platform/db/client.ts';
+import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
+import { type FieldError, httpErrors } from '../../platform/http/errors.ts';
+import { identityErrors } from './errors.ts';
+import { isPlatformCode, personalMenuIds } from './menus-service.ts';
+import type { RoleCreateBody, RoleUpdateBody } from './schemas.ts';
+import type { Sessions } from './sessions.ts';
+import { menus, roleMenus, roles } from './tables.ts';
+import { isUniqueViolation, likePattern } from './users-repository.ts';
+
+type RoleRow = typeof roles.$inferSelect;
+type RoleStatus = RoleRow['status'];
+const rolesTable = scoped(roles);
+
+/** The role's menu nodes: the chosen ones plus the personal pages every role shows. */
+export async function bindRoleMenus(db: Db, roleId: number, menuIds: number[]) {
+  const ids = [...new Set([...menuIds, ...(await personalMenuIds(db))])];
+  await db.delete(roleMenus).where(eq(roleMenus.roleId, roleId));
+  if (ids.length) await db.insert(roleMenus).values(ids.map((menuId) => ({ roleId, menuId })));
+}
+
+/** The declared codes grouped by family; a tenant caller never sees the platform-only ones. */
+export function permissionGroups(codes: Iterable<string>, scope: Pick<Scope, 'tenantId'>) {
+  const groups = new Map<string, string[]>();
+  for (const code of [...codes].sort()) {
+    if (scope.tenantId !== null && isPlatformCode(code)) continue;
+    const group = code.split(':')[0] ?? code;
+    groups.set(group, [...(groups.get(group) ?? []), code]);
+  }
+  return [...groups].map(([group, list]) => ({ group, codes: list }));
+}
+
+async function menuIdsOf(db: Db, roleId: number): Promise<number[]> {
+  const rows = await db
+    .select({ id: roleMenus.menuId })
+    .from(roleMenus)
+    .where(eq(roleMenus.roleId, roleId))
+    .orderBy(roleMenus.menuId);
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Roles of the caller's tenant. `permissions` must be declared codes (docs/decisions/0005);
+ * `platform:*` codes and menus carrying them are for platform roles only.
+ */
+export function createRolesService(ctx: AppContext, sessions: Sessions, permissionCodes: () => ReadonlySet<string>) {
+  const { db, clock } = ctx;
+
+  async function load(scope: Scope, id: number): Promise<RoleRow> {
+    const r = await rolesTable.findById(db, scope, id);
+    if (!r) throw identityErrors.notFound('role');
+    return r;
+  }
+
+  async function assertGrants(scope: Scope, input: { permissions?: string[]; menuIds?: number[] }) {
+    const details: FieldError[] = [];
+    const tenant = scope.tenantId !== null;
+    const declared = permissionCodes();
+    (input.permissions ?? []).forEach((code, i) => {
+      if (!declared.has(code)) details.push({ field: `permissions.${i}`, message: `unknown permission code ${code}` });
+      else if (tenant && isPlatformCode(code))
+        details.push({ field: `permissions.${i}`, message: `${code} is for platform roles only` });
+    });
+    const menuIds = input.menuIds ?? [];
+    if (menuIds.length) {
+      const found = new Map(
+        (
+          await db.select({ id: menus.id, permission: menus.permission }).from(menus).where(inArray(menus.id, menuIds))
+        ).map((m) => [m.id, m]),
+      );
+      menuIds.forEach((id, i) => {
+        const m = found.get(id);
+        if (!m) details.push({ field: `menuIds.${i}`, message: `menu ${id} does not exist` });
+        else if (tenant && isPlatformCode(m.permission))
+          details.push({ field: `menuIds.${i}`, message: `menu ${id} is for platform roles only` });
+      });
+    }
+    if (details.length) throw httpErrors.validation(details);
+  }
+
+  async function detail(scope: Scope, id: number) {
+    const r = await load(scope, id);
+    return { ...r, menuIds: await menuIdsOf(db, r.id) };
+  }
+
+  return {
+    list(scope: Scope, page: PageRequest, f: { keyword?: string; status?: RoleStatus }) {
+      const conds: (SQL | undefined)[] = [];
+      if (f.keyword)
+        conds.push(or(ilike(roles.code, likePattern(f.keyword)), ilike(roles.name, likePattern(f.keyword))));
+      if (f.status) conds.push(eq(roles.status, f.status));
+      return rolesTable.page(db, scope, page, conds.length ? and(...conds) : undefined, roles.sort);
+    },
+
+    get: detail,
+
+    async create(scope: Scope, input: Static<typeof RoleCreateBody>) {
+      await assertGrants(scope, input);
+      let id: number;
+      try {
+        id = await db.transaction(async (tx) => {
+          const r = await rolesTable.insert(tx, scope, {
+            code: input.code,
+            name: input.name,
+            permissions: input.permissions ?? [],
+            status: input.status ?? 'active',
+            sort: input.sort ?? 0,
+            remark: input.remark ?? '',
+          });
+          await bindRoleMenus(tx, r.id, input.menuIds ?? []);
+          return r.id;
+        });
+      } catch (err) {
+        if (isUniqueViolation(err)) throw identityErrors.conflict('role', 'code');
+        throw err;
+      }
+      return detail(scope, id);
+    },
+
+    async update(scope: Scope, id: number, input: Static<typeof RoleUpdateBody>) {
+      await load(scope, id);
+      await assertGrants(scope, input);
+      const { menuIds, ...fields } = input;
+      try {
+        await db.transaction(async (tx) => {
+          await rolesTable.update(tx, scope, id, { ...fields, updatedAt: clock() });
+          if (menuIds) await bindRoleMenus(tx, id, menuIds);
+        });
+      } catch (err) {
+        if (isUniqueViolation(err)) throw identityErrors.conflict('role', 'code');
+        throw err;
+      }
+      // Signed-in holders of the role get the new permissions on their next request.
+      await sessions.invalidatePermissions();
+      return detail(scope, id);
+    },
+
+    /** Holders simply lose the role (user_roles and role_menus cascade). */
+    async remove(scope: Scope, id: number) {
+      await load(scope, id);
+      const affected = await rolesTable.deleteMany(db, scope, [id]);
+      if (!affected.length) throw identityErrors.notFound('role');
+      await sessions.invalidatePermissions();
+      return { affected };
+    },
+  };
+}
+
+export type RolesService = ReturnType<typeof createRolesService>;

@@ -1,0 +1,126 @@
+import type { Db } from '../../platform/db/client.ts';
+import { menus } from './tables.ts';
+
+/** The console's menu tree as first seeded; afterwards it is data, edited through /api/menus. */
+type SeedNode = {
+  name: string;
+  type: 'directory' | 'menu' | 'button';
+  path?: string;
+  component?: string;
+  icon?: string;
+  permission?: string;
+  hidden?: boolean;
+  children?: SeedNode[];
+};
+
+const button = (name: string, permission: string): SeedNode => ({ name, type: 'button', permission });
+const crudButtons = (resource: string, prefix = 'system') => [
+  button('Create', `${prefix}:${resource}:create`),
+  button('Update', `${prefix}:${resource}:update`),
+  button('Delete', `${prefix}:${resource}:delete`),
+];
+const page = (
+  name: string,
+  path: string,
+  icon: string,
+  permission: string | undefined,
+  children: SeedNode[] = [],
+): SeedNode => ({
+  name,
+  type: 'menu',
+  path,
+  component: `${path.slice(1)}/index`,
+  icon,
+  ...(permission ? { permission } : {}),
+  children,
+});
+
+export const MENU_TREE: SeedNode[] = [
+  {
+    name: 'System',
+    type: 'directory',
+    path: '/system',
+    icon: 'setting',
+    children: [
+      page('Users', '/system/users', 'user', 'system:user:list', [
+        ...crudButtons('user'),
+        button('Reset password', 'system:user:reset-password'),
+        button('Unlock', 'system:user:unlock'),
+      ]),
+      page('Roles', '/system/roles', 'team', 'system:role:list', crudButtons('role')),
+      page('Menus', '/system/menus', 'menu', 'system:menu:list', [
+        button('Create', 'platform:menu:create'),
+        button('Update', 'platform:menu:update'),
+        button('Delete', 'platform:menu:delete'),
+      ]),
+      page('Departments', '/system/departments', 'apartment', 'system:dept:list', crudButtons('dept')),
+      page('Positions', '/system/positions', 'idcard', 'system:position:list', crudButtons('position')),
+      page('User groups', '/system/user-groups', 'usergroup', 'system:user-group:list', crudButtons('user-group')),
+      page('Dictionaries', '/system/dictionaries', 'book', 'system:dict:list', crudButtons('dict')),
+      page('System configs', '/system/configs', 'tool', 'system:config:list', crudButtons('config')),
+      page('Notices', '/system/notices', 'notification', 'system:notice:list', [
+        ...crudButtons('notice'),
+        button('Publish', 'system:notice:publish'),
+      ]),
+      // Each settings module has its own {module}:setting:view|edit codes, checked by the API.
+      page('Settings', '/system/settings', 'control', undefined),
+    ],
+  },
+  {
+    name: 'Monitor',
+    type: 'directory',
+    path: '/monitor',
+    icon: 'monitor',
+    children: [
+      page('Online sessions', '/monitor/online', 'wifi', 'monitor:online:list', [
+        button('Force logout', 'monitor:online:force-logout'),
+      ]),
+      page('Login logs', '/monitor/login-logs', 'login', 'monitor:login-log:list'),
+      page('Operation logs', '/monitor/operation-logs', 'file-text', 'monitor:operation-log:list'),
+      page('Server monitor', '/monitor/server', 'cloud-server', 'monitor:server:view'),
+      page('Dashboard', '/monitor/dashboard', 'dashboard', 'dashboard:stats:view'),
+    ],
+  },
+  {
+    name: 'Platform',
+    type: 'directory',
+    path: '/platform',
+    icon: 'cluster',
+    children: [
+      page('Tenants', '/platform/tenants', 'shop', 'platform:tenant:list', [
+        button('Create', 'platform:tenant:create'),
+        button('Update', 'platform:tenant:update'),
+      ]),
+    ],
+  },
+  // Personal pages (spec §9.3, v0.1.3): hidden from the navigation, shown to every role.
+  { ...page('Profile', '/profile', 'user', undefined), hidden: true },
+  { ...page('Notification center', '/notifications', 'bell', undefined), hidden: true },
+];
+
+/** Seeds the tree when the menu table is empty; returns whether it did. */
+export async function seedMenus(db: Db): Promise<boolean> {
+  const [any] = await db.select({ id: menus.id }).from(menus).limit(1);
+  if (any) return false;
+  const insert = async (nodes: SeedNode[], parentId: number | null) => {
+    for (const [i, n] of nodes.entries()) {
+      const [row] = await db
+        .insert(menus)
+        .values({
+          parentId,
+          type: n.type,
+          name: n.name,
+          path: n.path ?? '',
+          component: n.component ?? '',
+          icon: n.icon ?? '',
+          permission: n.permission ?? null,
+          sort: (i + 1) * 10,
+          hidden: n.hidden ?? false,
+        })
+        .returning({ id: menus.id });
+      if (n.children?.length && row) await insert(n.children, row.id);
+    }
+  };
+  await insert(MENU_TREE, null);
+  return true;
+}

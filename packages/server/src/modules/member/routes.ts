@@ -1,0 +1,71 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../platform/context.ts';
+import { route } from '../../platform/http/route.ts';
+import { IdParams, Ok, PageOf } from '../../platform/http/schemas.ts';
+import { MemberCreateBody, MemberListQuery, MemberUpdateBody, MemberView } from './schemas.ts';
+import * as service from './service.ts';
+
+export function memberRoutes(app: FastifyInstance, ctx: AppContext) {
+  const { db } = ctx;
+  const tags = ['Members'];
+
+  route(app, {
+    method: 'GET',
+    url: '/api/members',
+    operation: 'member.member.list',
+    auth: 'user',
+    permission: 'member:member:list',
+    schema: { tags, summary: 'Members, newest first', querystring: MemberListQuery, response: PageOf(MemberView) },
+    handler: async (req) => service.listMembers(db, req.scope, req.query),
+  });
+
+  route(app, {
+    method: 'GET',
+    url: '/api/members/:id',
+    operation: 'member.member.get',
+    auth: 'user',
+    permission: 'member:member:list',
+    schema: { tags, summary: 'One member', params: IdParams, response: MemberView },
+    handler: async (req) => service.getMember(db, req.scope, req.params.id),
+  });
+
+  route(app, {
+    method: 'POST',
+    url: '/api/members',
+    operation: 'member.member.create',
+    auth: 'user',
+    permission: 'member:member:create',
+    status: 201,
+    schema: { tags, summary: 'Create a member', body: MemberCreateBody, response: MemberView },
+    handler: async (req) => service.createMember(db, req.scope, req.body),
+  });
+
+  route(app, {
+    method: 'PUT',
+    url: '/api/members/:id',
+    operation: 'member.member.update',
+    auth: 'user',
+    permission: 'member:member:update',
+    schema: {
+      tags,
+      summary: 'Change a member; only the fields sent change',
+      params: IdParams,
+      body: MemberUpdateBody,
+      response: MemberView,
+    },
+    handler: async (req) => service.updateMember(db, req.scope, req.params.id, req.body, ctx.clock()),
+  });
+
+  route(app, {
+    method: 'DELETE',
+    url: '/api/members/:id',
+    operation: 'member.member.delete',
+    auth: 'user',
+    permission: 'member:member:delete',
+    schema: { tags, summary: 'Delete a member', params: IdParams, response: Ok },
+    handler: async (req) => {
+      await service.deleteMember(db, req.scope, req.params.id);
+      return { ok: true as const };
+    },
+  });
+}

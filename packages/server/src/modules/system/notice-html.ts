@@ -1,0 +1,42 @@
+import sanitizeHtml from 'sanitize-html';
+
+/**
+ * Notice bodies are rich HTML shown to every user of a tenant, so they are sanitized on save:
+ * common formatting, links (http, https, mailto; rel=noopener) and images (http, https, or a
+ * data: URI of a raster image). Scripts, event handlers, style, iframe and object never pass.
+ */
+const IMAGE_SRC = /^(https?:\/\/\S+|data:image\/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=\s]+)$/i;
+const LINK_HREF = /^(https?:\/\/\S+|mailto:\S+)$/i;
+
+/** Keeps `name` only when it matches `allowed` (absolute URLs only: no relative or protocol-relative ones). */
+function keepIf(attribs: sanitizeHtml.Attributes, name: string, allowed: RegExp): sanitizeHtml.Attributes {
+  const { [name]: value, ...rest } = attribs;
+  return value !== undefined && allowed.test(value.trim()) ? { ...rest, [name]: value.trim() } : rest;
+}
+
+const options: sanitizeHtml.IOptions = {
+  allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'del', 'ins'],
+  allowedAttributes: {
+    a: ['href', 'name', 'target', 'rel', 'title'],
+    img: ['src', 'alt', 'title', 'width', 'height'],
+    td: ['colspan', 'rowspan'],
+    th: ['colspan', 'rowspan'],
+    ol: ['start'],
+  },
+  allowedSchemes: ['http', 'https', 'mailto'],
+  allowedSchemesByTag: { img: ['http', 'https', 'data'] },
+  allowProtocolRelative: false,
+  transformTags: {
+    a: (tagName, attribs) => ({
+      tagName,
+      attribs: { ...keepIf(attribs, 'href', LINK_HREF), rel: 'noopener noreferrer' },
+    }),
+    img: (tagName, attribs) => ({ tagName, attribs: keepIf(attribs, 'src', IMAGE_SRC) }),
+  },
+  // An image left without a source is dropped rather than kept as an empty box.
+  exclusiveFilter: (frame) => frame.tag === 'img' && !frame.attribs.src,
+};
+
+export function sanitizeNoticeHtml(html: string): string {
+  return sanitizeHtml(html, options).trim();
+}

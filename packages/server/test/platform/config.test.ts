@@ -1,0 +1,82 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+const SECRET = 'a-secret-of-at-least-thirty-two-characters!';
+const base = { NODE_ENV: 'test', JWT_SECRET: SECRET };
+
+function rejection(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig({ ...base, ...env });
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig', () => {
+  it('accepts a valid environment and applies defaults', () => {
+    const c = loadConfig({ ...base, PORT: '8080', DATABASE_URL: 'postgres://u@db:5432/atrium', LOG_LEVEL: 'warn' });
+    expect(c).toMatchObject({ env: 'test', port: 8080, databaseUrl: 'postgres://u@db:5432/atrium', logLevel: 'warn' });
+    expect(loadConfig(base)).toMatchObject({ port: 3000, host: '127.0.0.1', databaseUrl: null, redisUrl: null });
+  });
+
+  it.each([['abc'], ['-1'], ['70000'], ['80.5']])('rejects PORT=%s naming PORT', (port) => {
+    expect(rejection({ PORT: port }).message).toMatch(/\bPORT\b/);
+  });
+
+  it.each([['not a url'], ['mysql://u@db/atrium'], ['http://db:5432/atrium']])(
+    'rejects DATABASE_URL=%s naming DATABASE_URL',
+    (url) => {
+      expect(rejection({ DATABASE_URL: url }).message).toMatch(/DATABASE_URL/);
+    },
+  );
+
+  it('rejects an unknown LOG_LEVEL naming it', () => {
+    expect(rejection({ LOG_LEVEL: 'verbose' }).message).toMatch(/LOG_LEVEL/);
+  });
+
+  it('rejects an unknown NODE_ENV naming it', () => {
+    expect(rejection({ NODE_ENV: 'staging' }).message).toMatch(/NODE_ENV/);
+  });
+
+  it('refuses production without JWT_SECRET', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(ConfigError);
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/JWT_SECRET/);
+  });
+
+  it('refuses a JWT_SECRET shorter than 32 characters', () => {
+    expect(rejection({ JWT_SECRET: 'short-secret' }).message).toMatch(/JWT_SECRET.*32/);
+    expect(rejection({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(31) }).message).toMatch(/JWT_SECRET/);
+  });
+
+  it('accepts production with a long enough JWT_SECRET', () => {
+    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET }).env).toBe('production');
+  });
+});
+
+describe('node src/main.ts with a bad variable', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'atrium-config-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('exits with 78 (EX_CONFIG) and names the variable on stderr', async () => {
+    const cwd = fileURLToPath(new URL('../..', import.meta.url));
+    const child = spawn(process.execPath, ['src/main.ts'], {
+      cwd,
+      env: { PATH: process.env.PATH, NODE_ENV: 'test', DATA_DIR: dataDir, PORT: 'abc' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    expect(code).toBe(78);
+    expect(stderr).toMatch(/\bPORT\b/);
+  });
+});

@@ -1,0 +1,120 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createTestApp, type TestApp } from '../helpers/app.ts';
+import { createTenant, type TenantFixture } from '../helpers/fixtures.ts';
+import { sampleOf } from '../helpers/sample-body.ts';
+
+/**
+ * Walks every operation whose path takes an `{id}` and calls it as tenant A's administrator
+ * (who holds every tenant permission) with an id that belongs to tenant B. Each must answer
+ * 404 (or 403 for platform-only resources) and tenant B's data must be byte-for-byte unchanged.
+ * A new route with an id fails this test until its resource is added to `ownerOf` below.
+ */
+let t: TestApp;
+let a: TenantFixture;
+let b: TenantFixture;
+const idsOfB = new Map<string, number>();
+
+type Doc = {
+  paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: object }> } }>>;
+};
+
+async function createInB(url: string, body: object): Promise<number> {
+  const res = await call(t.app, 'POST', url, { token: b.adminToken, body });
+  if (res.statusCode >= 300) throw new Error(`setup POST ${url} failed: ${res.body}`);
+  return res.json().data.id;
+}
+
+async function rowsOf(query: ReturnType<typeof sql>): Promise<Record<string, unknown>[]> {
+  return ((await t.database.db.execute(query)) as unknown as { rows: Record<string, unknown>[] }).rows;
+}
+
+async function snapshotOfB(): Promise<string> {
+  const tables = (await rowsOf(sql`
+    SELECT table_name FROM information_schema.columns
+    WHERE table_schema = 'public' AND column_name = 'tenant_id' ORDER BY table_name`)) as { table_name: string }[];
+  const out: Record<string, unknown> = {};
+  for (const { table_name } of tables) {
+    out[table_name] = await rowsOf(sql`SELECT * FROM ${sql.identifier(table_name)} WHERE tenant_id = ${b.tenantId} ORDER BY 1`);
+  }
+  for (const link of ['user_roles', 'role_menus', 'user_positions', 'user_group_members']) {
+    out[link] = await rowsOf(sql`SELECT * FROM ${sql.identifier(link)} ORDER BY 1, 2`);
+  }
+  return JSON.stringify(out);
+}
+
+beforeAll(async () => {
+  t = await createTestApp();
+  a = await createTenant(t, 'tenant-a');
+  b = await createTenant(t, 'tenant-b');
+  const dept = await createInB('/api/departments', { name: 'B dept' });
+  const position = await createInB('/api/positions', { code: 'b-pos', name: 'B position' });
+  const role = await createInB('/api/roles', { code: 'b-role', name: 'B role', permissions: [], menuIds: [] });
+  idsOfB.set('/api/departments', dept);
+  idsOfB.set('/api/positions', position);
+  idsOfB.set('/api/roles', role);
+  idsOfB.set('/api/users', await createInB('/api/users', { username: 'b-user', password: 'B-user#Pass2026', nickname: 'B user' }));
+  idsOfB.set('/api/user-groups', await createInB('/api/user-groups', { name: 'B group' }));
+  idsOfB.set('/api/members', await createInB('/api/members', { nickname: 'B member' }));
+  const dictType = await createInB('/api/dict-types', { code: 'b_type', name: 'B type' });
+  idsOfB.set('/api/dict-types', dictType);
+  idsOfB.set('/api/dict-items', await createInB('/api/dict-items', { typeId: dictType, label: 'B', value: 'b' }));
+  idsOfB.set('/api/system-configs', await createInB('/api/system-configs', { key: 'b.key', value: 'b', name: 'B config' }));
+  idsOfB.set('/api/notices', await createInB('/api/notices', { title: 'B notice', content: '<p>B</p>' }));
+  const sessions = await call(t.app, 'GET', '/api/online-sessions', { token: b.adminToken });
+  idsOfB.set('/api/online-sessions', sessions.json().data.list[0].id);
+});
+afterAll(async () => t?.close());
+
+/**
+ * Platform-wide resources hold no tenant rows: tenants are refused to a tenant administrator
+ * outright; the menu tree may be read (roles bind its nodes) but never changed.
+ */
+const platformOnly = ['/api/tenants', '/api/menus'];
+const readableByTenants = ['/api/menus'];
+
+function ownerOf(path: string): string {
+  return path.slice(0, path.indexOf('/{id}'));
+}
+
+describe('tenant isolation', () => {
+  it('every operation with an {id} refuses tenant B’s rows to tenant A and writes nothing', async () => {
+    const doc = (await call(t.app, 'GET', '/api/openapi.json')).json() as Doc;
+    const before = await snapshotOfB();
+    const walked: string[] = [];
+    const failures: string[] = [];
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      if (!path.includes('{id}')) continue;
+      const owner = ownerOf(path);
+      const platform = platformOnly.includes(owner);
+      const id = idsOfB.get(owner);
+      if (!platform && id === undefined) {
+        failures.push(`${path}: no tenant-B fixture for ${owner} — add one to this test`);
+        continue;
+      }
+      for (const [method, op] of Object.entries(ops)) {
+        const url = path.replace('{id}', String(id ?? 1));
+        const schema = op.requestBody?.content['application/json']?.schema;
+        const res = await call(t.app, method.toUpperCase() as 'GET', url, {
+          token: a.adminToken,
+          ...(schema ? { body: sampleOf(schema) as object } : {}),
+        });
+        walked.push(`${method.toUpperCase()} ${path}`);
+        const expected = !platform ? 404 : method === 'get' && readableByTenants.includes(owner) ? 200 : 403;
+        if (res.statusCode !== expected) failures.push(`${method.toUpperCase()} ${url} → ${res.statusCode} ${res.body.slice(0, 200)}`);
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(walked.length).toBeGreaterThan(20);
+    expect(await snapshotOfB()).toBe(before);
+  });
+
+  it('lists show only the caller’s tenant', async () => {
+    for (const url of ['/api/users', '/api/roles', '/api/positions', '/api/members', '/api/notices', '/api/dict-types', '/api/system-configs']) {
+      const res = await call(t.app, 'GET', url, { token: a.adminToken });
+      expect(res.statusCode, url).toBe(200);
+      const ids = (res.json().data.list as { id: number }[]).map((r) => r.id);
+      expect(ids, url).not.toContain(idsOfB.get(url));
+    }
+  });
+});
