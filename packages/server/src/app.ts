@@ -2,22 +2,22 @@ import websocket from '@fastify/websocket';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import type { Config } from './config.ts';
+import { identityStats } from './modules/identity/identity-stats.ts';
+import { createIdentityModule, type IdentityModule } from './modules/identity/index.ts';
+import { createMemberModule } from './modules/member/index.ts';
+import { createOpsModule } from './modules/ops/index.ts';
+import { createSystemModule, operationStats } from './modules/system/index.ts';
 import { type License, loadLicense } from './platform/auth/license.ts';
 import type { Cache } from './platform/cache/cache.ts';
 import type { AppContext } from './platform/context.ts';
 import type { Database } from './platform/db/client.ts';
-import { VERSION } from './version.ts';
 import { registerDocsRoutes, registerOpenApi } from './platform/http/openapi.ts';
 import { createHttpServer } from './platform/http/server.ts';
 import { createMetrics } from './platform/metrics/metrics.ts';
 import { createRealtimeHub } from './platform/realtime/hub.ts';
 import { SettingsRegistry } from './platform/settings/registry.ts';
 import { createSettingsStore } from './platform/settings/store.ts';
-import { identityStats } from './modules/identity/identity-stats.ts';
-import { createIdentityModule, type IdentityModule } from './modules/identity/index.ts';
-import { createMemberModule } from './modules/member/index.ts';
-import { createOpsModule } from './modules/ops/index.ts';
-import { createSystemModule, operationStats } from './modules/system/index.ts';
+import { VERSION } from './version.ts';
 
 export { VERSION } from './version.ts';
 
@@ -75,7 +75,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   const identity = createIdentityModule(ctx);
   const member = createMemberModule(ctx);
-  const system = createSystemModule(ctx);
+  const system = createSystemModule(ctx, { tenantIdByCode: identity.tenantIdByCode });
   if (config.captchaEnabled !== null) settingsRegistry.setDefault('security', 'captchaEnabled', config.captchaEnabled);
 
   const app = createHttpServer({ config, logger, metrics, license, resolveAuth: identity.resolveAuth });

@@ -1,9 +1,9 @@
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { seedIdentity } from './modules/identity/seed.ts';
 import { createCache } from './platform/cache/cache.ts';
 import { openDatabase } from './platform/db/client.ts';
 import { runMigrations } from './platform/db/migrate.ts';
-import { seedIdentity } from './modules/identity/seed.ts';
 
 /** Process entry: config → database → migrations → app → listen; clean shutdown on signals. */
 async function main() {
@@ -35,7 +35,11 @@ async function main() {
     `Atrium is running at ${base}/api (database: ${database.kind}${database.kind === 'pglite' ? ` in ${config.dataDir}/pg` : ''}, cache: ${cache.kind})`,
     `API reference: ${base}/api/docs`,
     `Platform administrator: ${seed.adminUsername}` +
-      (seed.generatedPassword ? ` / ${seed.generatedPassword}  (generated now, shown once: change it)` : seed.created ? ' / SEED_ADMIN_PASSWORD' : ' (password set at first start)'),
+      (seed.generatedPassword
+        ? ` / ${seed.generatedPassword}  (generated now, shown once: change it)`
+        : seed.created
+          ? ' / SEED_ADMIN_PASSWORD'
+          : ' (password set at first start)'),
     `Demo tenant "${seed.demoTenantCode}": sign in with tenantCode "${seed.demoTenantCode}" and the same username and password`,
   ];
   for (const line of lines) console.log(line);

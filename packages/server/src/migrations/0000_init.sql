@@ -237,6 +237,15 @@ CREATE TABLE "system_configs" (
 	CONSTRAINT "system_configs_tenant_key" UNIQUE NULLS NOT DISTINCT("tenant_id","key")
 );
 --> statement-breakpoint
+CREATE TABLE "realtime_events" (
+	"id" bigserial PRIMARY KEY NOT NULL,
+	"tenant_id" integer,
+	"user_ids" integer[],
+	"topic" text NOT NULL,
+	"payload" jsonb NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "settings_values" (
 	"id" serial PRIMARY KEY NOT NULL,
 	"tenant_id" integer,
@@ -270,4 +279,5 @@ CREATE INDEX "users_department" ON "users" USING btree ("department_id");--> sta
 CREATE INDEX "members_tenant" ON "members" USING btree ("tenant_id");--> statement-breakpoint
 CREATE INDEX "notices_tenant_status" ON "notices" USING btree ("tenant_id","status","published_at");--> statement-breakpoint
 CREATE INDEX "operation_logs_tenant_time" ON "operation_logs" USING btree ("tenant_id","created_at");--> statement-breakpoint
-CREATE INDEX "operation_logs_user" ON "operation_logs" USING btree ("user_id","created_at");
+CREATE INDEX "operation_logs_user" ON "operation_logs" USING btree ("user_id","created_at");--> statement-breakpoint
+CREATE INDEX "realtime_events_created" ON "realtime_events" USING btree ("created_at");

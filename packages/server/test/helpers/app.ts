@@ -133,8 +133,15 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
   };
 }
 
-export async function login(app: FastifyInstance, username: string, password: string, tenantCode?: string): Promise<string> {
-  const res = await call(app, 'POST', '/api/auth/login', { body: { username, password, ...(tenantCode ? { tenantCode } : {}) } });
+export async function login(
+  app: FastifyInstance,
+  username: string,
+  password: string,
+  tenantCode?: string,
+): Promise<string> {
+  const res = await call(app, 'POST', '/api/auth/login', {
+    body: { username, password, ...(tenantCode ? { tenantCode } : {}) },
+  });
   if (res.statusCode !== 200) throw new Error(`login ${username}@${tenantCode ?? 'platform'} failed: ${res.body}`);
   return res.json().data.accessToken;
 }

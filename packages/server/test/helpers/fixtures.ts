@@ -14,9 +14,16 @@ const hashOnce = () => (passwordHash ??= hashPassword(USER_PASSWORD));
 export type TenantFixture = { tenantId: number; code: string; adminUserId: number; adminToken: string };
 
 /** A tenant with an administrator that holds every permission code given (default: none → use super-like role). */
-export async function createTenant(t: TestApp, code = `t${randomBytes(3).toString('hex')}`, permissions?: string[]): Promise<TenantFixture> {
+export async function createTenant(
+  t: TestApp,
+  code = `t${randomBytes(3).toString('hex')}`,
+  permissions?: string[],
+): Promise<TenantFixture> {
   const db = t.database.db;
-  const [tenant] = await db.insert(tenants).values({ code, name: `Tenant ${code}` }).returning();
+  const [tenant] = await db
+    .insert(tenants)
+    .values({ code, name: `Tenant ${code}` })
+    .returning();
   if (!tenant) throw new Error('tenant insert failed');
   const user = await createUser(t, tenant.id, code, 'admin', permissions ?? allTenantPermissions(t));
   return { tenantId: tenant.id, code, adminUserId: user.userId, adminToken: user.token };

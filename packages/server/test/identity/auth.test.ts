@@ -23,10 +23,17 @@ describe('POST /api/auth/login', () => {
     const res = await call(t.app, 'POST', '/api/auth/login', { body: loginBody('admin', ADMIN_PASSWORD) });
     expect(res.statusCode).toBe(200);
     const data = res.json().data;
-    expect(data).toMatchObject({ tokenType: 'Bearer', expiresIn: 900, user: { username: 'admin', tenantId: t.demoTenantId } });
+    expect(data).toMatchObject({
+      tokenType: 'Bearer',
+      expiresIn: 900,
+      user: { username: 'admin', tenantId: t.demoTenantId },
+    });
     expect(data.accessToken.split('.')).toHaveLength(3);
     expect(data.refreshToken.length).toBeGreaterThanOrEqual(43);
-    const stored = await t.database.db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, sha256(data.refreshToken)));
+    const stored = await t.database.db
+      .select()
+      .from(refreshTokens)
+      .where(eq(refreshTokens.tokenHash, sha256(data.refreshToken)));
     expect(stored).toHaveLength(1);
     const raw = await t.database.db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, data.refreshToken));
     expect(raw).toHaveLength(0);
@@ -43,7 +50,9 @@ describe('POST /api/auth/login', () => {
 
   it('answers an unknown user and an unknown tenant exactly like a wrong password', async () => {
     const a = await call(t.app, 'POST', '/api/auth/login', { body: loginBody('nobody', 'whatever-pass') });
-    const b = await call(t.app, 'POST', '/api/auth/login', { body: { username: 'admin', password: ADMIN_PASSWORD, tenantCode: 'no-such' } });
+    const b = await call(t.app, 'POST', '/api/auth/login', {
+      body: { username: 'admin', password: ADMIN_PASSWORD, tenantCode: 'no-such' },
+    });
     for (const res of [a, b]) {
       expect(res.statusCode).toBe(401);
       expect(res.json().error).toBe('auth.invalid_credentials');
@@ -106,7 +115,9 @@ describe('captcha when enabled', () => {
   });
 
   it('refuses login without or with a wrong captcha, naming captchaCode', async () => {
-    const none = await call(c.app, 'POST', '/api/auth/login', { body: { username: 'admin', password: ADMIN_PASSWORD } });
+    const none = await call(c.app, 'POST', '/api/auth/login', {
+      body: { username: 'admin', password: ADMIN_PASSWORD },
+    });
     expect(none.statusCode).toBe(400);
     expect(none.json()).toMatchObject({ error: 'auth.captcha_invalid', details: [{ field: 'captchaCode' }] });
     const { captchaId } = (await call(c.app, 'GET', '/api/auth/captcha')).json().data;
@@ -133,7 +144,9 @@ describe('captcha when enabled', () => {
   it('a wrong guess burns the captcha too', async () => {
     const { captchaId } = (await call(c.app, 'GET', '/api/auth/captcha')).json().data;
     const answer = await answerOf(captchaId);
-    await call(c.app, 'POST', '/api/auth/login', { body: { username: 'admin', password: ADMIN_PASSWORD, captchaId, captchaCode: 'nope' } });
+    await call(c.app, 'POST', '/api/auth/login', {
+      body: { username: 'admin', password: ADMIN_PASSWORD, captchaId, captchaCode: 'nope' },
+    });
     const retry = await call(c.app, 'POST', '/api/auth/login', {
       body: { username: 'admin', password: ADMIN_PASSWORD, captchaId, captchaCode: answer },
     });
@@ -151,7 +164,10 @@ describe('rate limits', () => {
   it('limits attempts per account with 429 and Retry-After', async () => {
     const codes: number[] = [];
     for (let i = 0; i < 4; i++) {
-      codes.push((await call(r.app, 'POST', '/api/auth/login', { body: { username: 'victim', password: 'guess-guess' } })).statusCode);
+      codes.push(
+        (await call(r.app, 'POST', '/api/auth/login', { body: { username: 'victim', password: 'guess-guess' } }))
+          .statusCode,
+      );
     }
     expect(codes.slice(0, 3)).toEqual([401, 401, 401]);
     expect(codes[3]).toBe(429);
@@ -163,7 +179,9 @@ describe('rate limits', () => {
   it('limits attempts per IP across accounts', async () => {
     let last = 0;
     for (let i = 0; i < 6; i++) {
-      last = (await call(r.app, 'POST', '/api/auth/login', { body: { username: `other${i}`, password: 'guess-guess' } })).statusCode;
+      last = (
+        await call(r.app, 'POST', '/api/auth/login', { body: { username: `other${i}`, password: 'guess-guess' } })
+      ).statusCode;
     }
     expect(last).toBe(429);
   });
@@ -186,12 +204,15 @@ describe('refresh, logout, me', () => {
 
   it('a reused refresh token revokes the whole session', async () => {
     const p = await freshPair();
-    const next = (await call(t.app, 'POST', '/api/auth/refresh', { body: { refreshToken: p.refreshToken } })).json().data;
+    const next = (await call(t.app, 'POST', '/api/auth/refresh', { body: { refreshToken: p.refreshToken } })).json()
+      .data;
     const replay = await call(t.app, 'POST', '/api/auth/refresh', { body: { refreshToken: p.refreshToken } });
     expect(replay.statusCode).toBe(401);
     expect(replay.json().error).toBe('auth.refresh_token_reused');
     // Everything of that sign-in is dead: the newest refresh token and the access tokens.
-    expect((await call(t.app, 'POST', '/api/auth/refresh', { body: { refreshToken: next.refreshToken } })).statusCode).toBe(401);
+    expect(
+      (await call(t.app, 'POST', '/api/auth/refresh', { body: { refreshToken: next.refreshToken } })).statusCode,
+    ).toBe(401);
     expect((await call(t.app, 'GET', '/api/auth/me', { token: next.accessToken })).statusCode).toBe(401);
     expect((await call(t.app, 'GET', '/api/auth/me', { token: p.accessToken })).statusCode).toBe(401);
   });
@@ -210,7 +231,9 @@ describe('refresh, logout, me', () => {
     const res = await call(t.app, 'POST', '/api/auth/logout', { token: p.accessToken });
     expect(res.statusCode).toBe(200);
     expect((await call(t.app, 'GET', '/api/auth/me', { token: p.accessToken })).statusCode).toBe(401);
-    expect((await call(t.app, 'POST', '/api/auth/refresh', { body: { refreshToken: p.refreshToken } })).statusCode).toBe(401);
+    expect(
+      (await call(t.app, 'POST', '/api/auth/refresh', { body: { refreshToken: p.refreshToken } })).statusCode,
+    ).toBe(401);
   });
 
   it('me shows the user, tenant, permissions and menu tree', async () => {
@@ -234,7 +257,8 @@ describe('refresh, logout, me', () => {
 describe('PUT /api/auth/password', () => {
   it('changes the password and ends my other sessions, keeping this one', async () => {
     const u = await createUserWithPermissions(t, []);
-    const other = (await call(t.app, 'POST', '/api/auth/login', { body: loginBody(u.username, USER_PASSWORD) })).json().data;
+    const other = (await call(t.app, 'POST', '/api/auth/login', { body: loginBody(u.username, USER_PASSWORD) })).json()
+      .data;
     const res = await call(t.app, 'PUT', '/api/auth/password', {
       token: u.token,
       body: { oldPassword: USER_PASSWORD, newPassword: 'Brand-new-pass-1' },
@@ -242,8 +266,12 @@ describe('PUT /api/auth/password', () => {
     expect(res.statusCode).toBe(200);
     expect((await call(t.app, 'GET', '/api/auth/me', { token: u.token })).statusCode).toBe(200);
     expect((await call(t.app, 'GET', '/api/auth/me', { token: other.accessToken })).statusCode).toBe(401);
-    expect((await call(t.app, 'POST', '/api/auth/login', { body: loginBody(u.username, USER_PASSWORD) })).statusCode).toBe(401);
-    expect((await call(t.app, 'POST', '/api/auth/login', { body: loginBody(u.username, 'Brand-new-pass-1') })).statusCode).toBe(200);
+    expect(
+      (await call(t.app, 'POST', '/api/auth/login', { body: loginBody(u.username, USER_PASSWORD) })).statusCode,
+    ).toBe(401);
+    expect(
+      (await call(t.app, 'POST', '/api/auth/login', { body: loginBody(u.username, 'Brand-new-pass-1') })).statusCode,
+    ).toBe(200);
   });
 
   it('refuses a wrong current password, naming oldPassword, and keeps the old hash', async () => {
@@ -261,13 +289,18 @@ describe('PUT /api/auth/password', () => {
 
   it('refuses a password shorter than the security setting, naming newPassword', async () => {
     const u = await createUserWithPermissions(t, []);
-    const res = await call(t.app, 'PUT', '/api/auth/password', { token: u.token, body: { oldPassword: USER_PASSWORD, newPassword: 'short' } });
+    const res = await call(t.app, 'PUT', '/api/auth/password', {
+      token: u.token,
+      body: { oldPassword: USER_PASSWORD, newPassword: 'short' },
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().details).toEqual([{ field: 'newPassword', message: 'must be at least 8 characters' }]);
   });
 
   it('requires sign-in', async () => {
-    const res = await call(t.app, 'PUT', '/api/auth/password', { body: { oldPassword: 'a', newPassword: 'bbbbbbbbbb' } });
+    const res = await call(t.app, 'PUT', '/api/auth/password', {
+      body: { oldPassword: 'a', newPassword: 'bbbbbbbbbb' },
+    });
     expect(res.statusCode).toBe(401);
   });
 });

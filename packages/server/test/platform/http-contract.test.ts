@@ -55,7 +55,10 @@ describe('HTTP contract', () => {
   it('checks JSON bodies strictly: a number is not a string, null is not 0', async () => {
     const res = await call(t.app, 'POST', '/api/auth/login', { body: { username: 12, password: null } });
     expect(res.statusCode).toBe(400);
-    const fields = res.json().details.map((d: { field: string }) => d.field).sort();
+    const fields = res
+      .json()
+      .details.map((d: { field: string }) => d.field)
+      .sort();
     expect(fields).toEqual(['password', 'username']);
   });
 

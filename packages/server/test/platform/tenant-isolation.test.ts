@@ -35,7 +35,9 @@ async function snapshotOfB(): Promise<string> {
     WHERE table_schema = 'public' AND column_name = 'tenant_id' ORDER BY table_name`)) as { table_name: string }[];
   const out: Record<string, unknown> = {};
   for (const { table_name } of tables) {
-    out[table_name] = await rowsOf(sql`SELECT * FROM ${sql.identifier(table_name)} WHERE tenant_id = ${b.tenantId} ORDER BY 1`);
+    out[table_name] = await rowsOf(
+      sql`SELECT * FROM ${sql.identifier(table_name)} WHERE tenant_id = ${b.tenantId} ORDER BY 1`,
+    );
   }
   for (const link of ['user_roles', 'role_menus', 'user_positions', 'user_group_members']) {
     out[link] = await rowsOf(sql`SELECT * FROM ${sql.identifier(link)} ORDER BY 1, 2`);
@@ -53,13 +55,19 @@ beforeAll(async () => {
   idsOfB.set('/api/departments', dept);
   idsOfB.set('/api/positions', position);
   idsOfB.set('/api/roles', role);
-  idsOfB.set('/api/users', await createInB('/api/users', { username: 'b-user', password: 'B-user#Pass2026', nickname: 'B user' }));
+  idsOfB.set(
+    '/api/users',
+    await createInB('/api/users', { username: 'b-user', password: 'B-user#Pass2026', nickname: 'B user' }),
+  );
   idsOfB.set('/api/user-groups', await createInB('/api/user-groups', { name: 'B group' }));
   idsOfB.set('/api/members', await createInB('/api/members', { nickname: 'B member' }));
   const dictType = await createInB('/api/dict-types', { code: 'b_type', name: 'B type' });
   idsOfB.set('/api/dict-types', dictType);
   idsOfB.set('/api/dict-items', await createInB('/api/dict-items', { typeId: dictType, label: 'B', value: 'b' }));
-  idsOfB.set('/api/system-configs', await createInB('/api/system-configs', { key: 'b.key', value: 'b', name: 'B config' }));
+  idsOfB.set(
+    '/api/system-configs',
+    await createInB('/api/system-configs', { key: 'b.key', value: 'b', name: 'B config' }),
+  );
   idsOfB.set('/api/notices', await createInB('/api/notices', { title: 'B notice', content: '<p>B</p>' }));
   const sessions = await call(t.app, 'GET', '/api/online-sessions', { token: b.adminToken });
   idsOfB.set('/api/online-sessions', sessions.json().data.list[0].id);
@@ -101,7 +109,8 @@ describe('tenant isolation', () => {
         });
         walked.push(`${method.toUpperCase()} ${path}`);
         const expected = !platform ? 404 : method === 'get' && readableByTenants.includes(owner) ? 200 : 403;
-        if (res.statusCode !== expected) failures.push(`${method.toUpperCase()} ${url} → ${res.statusCode} ${res.body.slice(0, 200)}`);
+        if (res.statusCode !== expected)
+          failures.push(`${method.toUpperCase()} ${url} → ${res.statusCode} ${res.body.slice(0, 200)}`);
       }
     }
     expect(failures).toEqual([]);
@@ -110,7 +119,15 @@ describe('tenant isolation', () => {
   });
 
   it('lists show only the caller’s tenant', async () => {
-    for (const url of ['/api/users', '/api/roles', '/api/positions', '/api/members', '/api/notices', '/api/dict-types', '/api/system-configs']) {
+    for (const url of [
+      '/api/users',
+      '/api/roles',
+      '/api/positions',
+      '/api/members',
+      '/api/notices',
+      '/api/dict-types',
+      '/api/system-configs',
+    ]) {
       const res = await call(t.app, 'GET', url, { token: a.adminToken });
       expect(res.statusCode, url).toBe(200);
       const ids = (res.json().data.list as { id: number }[]).map((r) => r.id);

@@ -155,4 +155,11 @@ describe('GET /api/settings/me and /api/settings/public', () => {
     expect(bad.statusCode).toBe(400);
     expect(fields(bad)).toEqual(['tenantCode']);
   });
+
+  it('gives a tenant sign-in page that tenant’s public values; an unknown code gets the platform’s', async () => {
+    const own = await call(t.app, 'GET', `/api/settings/public?tenantCode=${a.code}`);
+    expect(own.json().data).toEqual({ security: { captchaEnabled: false, passwordMinLength: 12 } });
+    const unknown = await call(t.app, 'GET', '/api/settings/public?tenantCode=no-such-tenant');
+    expect(unknown.json().data).toEqual({ security: { captchaEnabled: false, passwordMinLength: 10 } });
+  });
 });

@@ -14,6 +14,12 @@ export async function findTenantById(db: Db, id: number) {
   return t ?? null;
 }
 
+/** A tenant's users may sign in and keep working only while it is active and not expired. */
+export async function tenantIsUsable(db: Db, tenantId: number, now: Date): Promise<boolean> {
+  const t = await findTenantById(db, tenantId);
+  return t?.status === 'active' && (t.expiresAt === null || t.expiresAt > now);
+}
+
 export async function findUserForLogin(db: Db, tenantId: number | null, username: string) {
   const [u] = await db
     .select()
@@ -54,11 +60,17 @@ export async function recordSuccessfulLogin(db: Db, userId: number, ip: string, 
 }
 
 export async function clearLock(db: Db, userId: number) {
-  await db.update(users).set({ failedLoginCount: 0, lockedUntil: null, updatedAt: new Date() }).where(eq(users.id, userId));
+  await db
+    .update(users)
+    .set({ failedLoginCount: 0, lockedUntil: null, updatedAt: new Date() })
+    .where(eq(users.id, userId));
 }
 
 export async function setPasswordHash(db: Db, userId: number, hash: string, now: Date) {
-  await db.update(users).set({ passwordHash: hash, passwordChangedAt: now, updatedAt: now }).where(eq(users.id, userId));
+  await db
+    .update(users)
+    .set({ passwordHash: hash, passwordChangedAt: now, updatedAt: now })
+    .where(eq(users.id, userId));
 }
 
 export async function insertSession(

@@ -5,10 +5,10 @@ import { randomToken } from '../../platform/crypto/digest.ts';
 import { httpErrors } from '../../platform/http/errors.ts';
 import * as repo from './auth-repository.ts';
 import { identityErrors } from './errors.ts';
+import { insertLoginLog } from './login-logs.ts';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './passwords.ts';
 import type { SecuritySettings } from './security-settings.ts';
 import type { Sessions, TokenPair } from './sessions.ts';
-import { insertLoginLog } from './login-logs.ts';
 
 const CAPTCHA_TTL = 120;
 const captchaKey = (id: string) => `captcha:${id}`;
@@ -54,20 +54,34 @@ export function createAuthService(ctx: AppContext, sessions: Sessions) {
       };
     },
 
-    async login(input: LoginInput, client: ClientInfo): Promise<TokenPair & { user: { id: number; username: string; nickname: string; tenantId: number | null } }> {
+    async login(
+      input: LoginInput,
+      client: ClientInfo,
+    ): Promise<TokenPair & { user: { id: number; username: string; nickname: string; tenantId: number | null } }> {
       await limit(`ratelimit:login:ip:${client.ip}`, config.loginIpLimitPerMinute);
       const tenantId = await tenantIdOf(input.tenantCode);
       const settings = await security(tenantId ?? null);
       if (settings.captchaEnabled) {
         // Single use: the answer is taken out of the cache whether it matches or not.
         const answer = input.captchaId ? await cache.take(captchaKey(input.captchaId)) : null;
-        if (!answer || answer !== (input.captchaCode ?? '').trim().toLowerCase()) throw identityErrors.captchaRequired();
+        if (!answer || answer !== (input.captchaCode ?? '').trim().toLowerCase())
+          throw identityErrors.captchaRequired();
       }
-      await limit(`ratelimit:login:account:${tenantId ?? 'unknown'}:${input.username}`, config.loginAccountLimitPerMinute);
+      await limit(
+        `ratelimit:login:account:${tenantId ?? 'unknown'}:${input.username}`,
+        config.loginAccountLimitPerMinute,
+      );
 
       const now = clock();
       const fail = async (userId: number | null, reason: string) =>
-        insertLoginLog(db, { tenantId: tenantId ?? null, userId, username: input.username, ...client, success: false, reason });
+        insertLoginLog(db, {
+          tenantId: tenantId ?? null,
+          userId,
+          username: input.username,
+          ...client,
+          success: false,
+          reason,
+        });
 
       const user = tenantId === undefined ? null : await repo.findUserForLogin(db, tenantId, input.username);
       if (!user) {
@@ -89,17 +103,24 @@ export function createAuthService(ctx: AppContext, sessions: Sessions) {
         await fail(user.id, 'account_disabled');
         throw identityErrors.accountDisabled();
       }
-      if (user.tenantId !== null) {
-        const tenant = await repo.findTenantById(db, user.tenantId);
-        if (!tenant || tenant.status !== 'active' || (tenant.expiresAt && tenant.expiresAt <= now)) {
-          await fail(user.id, 'tenant_unavailable');
-          throw identityErrors.tenantUnavailable();
-        }
+      if (user.tenantId !== null && !(await repo.tenantIsUsable(db, user.tenantId, now))) {
+        await fail(user.id, 'tenant_unavailable');
+        throw identityErrors.tenantUnavailable();
       }
       await repo.recordSuccessfulLogin(db, user.id, client.ip, now);
       const pair = await sessions.start(user, client.ip, client.userAgent);
-      await insertLoginLog(db, { tenantId: user.tenantId, userId: user.id, username: user.username, ...client, success: true, reason: 'ok' });
-      return { ...pair, user: { id: user.id, username: user.username, nickname: user.nickname, tenantId: user.tenantId } };
+      await insertLoginLog(db, {
+        tenantId: user.tenantId,
+        userId: user.id,
+        username: user.username,
+        ...client,
+        success: true,
+        reason: 'ok',
+      });
+      return {
+        ...pair,
+        user: { id: user.id, username: user.username, nickname: user.nickname, tenantId: user.tenantId },
+      };
     },
 
     async changePassword(scope: Scope, oldPassword: string, newPassword: string) {

@@ -37,14 +37,19 @@ export const identityErrors = {
       details: ids.map((id) => ({ field: 'ids', message: `${id} not found` })),
     }),
   platformScopeRequired: () =>
-    new AppError(403, 'auth.platform_scope_required', 'This operation is only available to platform users at platform scope'),
+    new AppError(
+      403,
+      'auth.platform_scope_required',
+      'This operation is only available to platform users at platform scope',
+    ),
   userIsSelf: (field: string) =>
     new AppError(400, 'identity.user_is_self', 'You cannot delete or disable your own account', {
       details: [{ field, message: 'includes your own account' }],
     }),
   superAdminProtected: () =>
     new AppError(403, 'identity.super_admin_protected', 'Only a super administrator can change a super administrator'),
-  menuHasChildren: () => new AppError(409, 'identity.menu_has_children', 'The menu has child nodes; delete or move them first'),
+  menuHasChildren: () =>
+    new AppError(409, 'identity.menu_has_children', 'The menu has child nodes; delete or move them first'),
   conflict: (what: string, field: string) =>
     new AppError(409, `identity.${what}_exists`, `A ${what.replace('_', ' ')} with this ${field} already exists`, {
       details: [{ field, message: 'already exists' }],

@@ -1,18 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
+import { findTenantByCode } from './auth-repository.ts';
 import { createAuthService } from './auth-service.ts';
 import { authRoutes } from './routes/auth.ts';
-import { menusRoutes } from './routes/menus.ts';
-import { permissionsRoutes } from './routes/permissions.ts';
-import { rolesRoutes } from './routes/roles.ts';
-import { tenantsRoutes } from './routes/tenants.ts';
-import { usersRoutes } from './routes/users.ts';
 import { departmentRoutes } from './routes/departments.ts';
 import { loginLogRoutes } from './routes/login-logs.ts';
+import { menusRoutes } from './routes/menus.ts';
 import { onlineSessionRoutes } from './routes/online-sessions.ts';
+import { permissionsRoutes } from './routes/permissions.ts';
 import { positionRoutes } from './routes/positions.ts';
 import { profileRoutes } from './routes/profile.ts';
+import { rolesRoutes } from './routes/roles.ts';
+import { tenantsRoutes } from './routes/tenants.ts';
 import { userGroupRoutes } from './routes/user-groups.ts';
+import { usersRoutes } from './routes/users.ts';
 import { securitySettings } from './security-settings.ts';
 import { createSessions, SESSION_CONTROL_CHANNEL } from './sessions.ts';
 
@@ -24,6 +25,8 @@ export function createIdentityModule(ctx: AppContext) {
 
   return {
     resolveAuth: sessions.resolveAuth,
+    /** The id of an active-or-not tenant by its code, for public pages (login, public settings). */
+    tenantIdByCode: async (code: string) => (await findTenantByCode(ctx.db, code))?.id ?? null,
     sessions,
     auth,
     async register(app: FastifyInstance) {

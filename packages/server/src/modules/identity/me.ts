@@ -24,13 +24,19 @@ export async function currentUser(db: Db, p: UserPrincipal) {
     const ids = await db
       .selectDistinct({ id: roleMenus.menuId })
       .from(roleMenus)
-      .where(inArray(roleMenus.roleId, roleRows.map((r) => r.id)));
+      .where(
+        inArray(
+          roleMenus.roleId,
+          roleRows.map((r) => r.id),
+        ),
+      );
     const all = await db.select().from(menus).where(eq(menus.status, 'active'));
     // A bound node brings its ancestors along, so the tree never has holes.
     const byId = new Map(all.map((m) => [m.id, m]));
     const keep = new Set<number>();
     for (const { id } of ids) {
-      for (let m = byId.get(id); m && !keep.has(m.id); m = m.parentId === null ? undefined : byId.get(m.parentId)) keep.add(m.id);
+      for (let m = byId.get(id); m && !keep.has(m.id); m = m.parentId === null ? undefined : byId.get(m.parentId))
+        keep.add(m.id);
     }
     menuRows = all.filter((m) => keep.has(m.id));
   } else {

@@ -1,10 +1,10 @@
-import { and, desc, eq, ilike, or, type SQL } from 'drizzle-orm';
+import { and, desc, eq, or, type SQL } from 'drizzle-orm';
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
+import { contains, isUniqueViolation } from '../../platform/db/sql.ts';
 import { identityErrors } from './errors.ts';
 import { positions } from './tables.ts';
-import { isUniqueViolation, likePattern } from './users-repository.ts';
 
 /** Positions (job titles) of a tenant; the code is unique per tenant. */
 type TenantScope = Pick<Scope, 'tenantId'>;
@@ -19,8 +19,7 @@ export type PositionQuery = PageRequest & { keyword?: string; status?: Status };
 
 export async function listPositions(db: Db, scope: TenantScope, q: PositionQuery) {
   const conds: SQL[] = [];
-  if (q.keyword)
-    conds.push(or(ilike(positions.code, likePattern(q.keyword)), ilike(positions.name, likePattern(q.keyword))) as SQL);
+  if (q.keyword) conds.push(or(contains(positions.code, q.keyword), contains(positions.name, q.keyword)) as SQL);
   if (q.status) conds.push(eq(positions.status, q.status));
   return tenantPositions.page(db, scope, q, conds.length ? and(...conds) : undefined, desc(positions.id));
 }

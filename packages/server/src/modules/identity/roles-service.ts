@@ -1,16 +1,16 @@
-import { and, eq, ilike, inArray, or, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, or, type SQL } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
+import { contains, isUniqueViolation } from '../../platform/db/sql.ts';
 import { type FieldError, httpErrors } from '../../platform/http/errors.ts';
 import { identityErrors } from './errors.ts';
 import { isPlatformCode, personalMenuIds } from './menus-service.ts';
 import type { RoleCreateBody, RoleUpdateBody } from './schemas.ts';
 import type { Sessions } from './sessions.ts';
 import { menus, roleMenus, roles } from './tables.ts';
-import { isUniqueViolation, likePattern } from './users-repository.ts';
 
 type RoleRow = typeof roles.$inferSelect;
 type RoleStatus = RoleRow['status'];
@@ -90,8 +90,7 @@ export function createRolesService(ctx: AppContext, sessions: Sessions, permissi
   return {
     list(scope: Scope, page: PageRequest, f: { keyword?: string; status?: RoleStatus }) {
       const conds: (SQL | undefined)[] = [];
-      if (f.keyword)
-        conds.push(or(ilike(roles.code, likePattern(f.keyword)), ilike(roles.name, likePattern(f.keyword))));
+      if (f.keyword) conds.push(or(contains(roles.code, f.keyword), contains(roles.name, f.keyword)));
       if (f.status) conds.push(eq(roles.status, f.status));
       return rolesTable.page(db, scope, page, conds.length ? and(...conds) : undefined, roles.sort);
     },

@@ -50,11 +50,8 @@ export function createSessions(ctx: AppContext) {
     const session = await repo.findLiveSession(db, sessionId, now);
     if (!session || session.userId !== userId) return null;
     const user = await repo.findUserById(db, userId);
-    if (!user || user.status !== 'active') return null;
-    if (user.tenantId !== null) {
-      const tenant = await repo.findTenantById(db, user.tenantId);
-      if (!tenant || tenant.status !== 'active' || (tenant.expiresAt && tenant.expiresAt <= now)) return null;
-    }
+    if (user?.status !== 'active') return null;
+    if (user.tenantId !== null && !(await repo.tenantIsUsable(db, user.tenantId, now))) return null;
     const perms = user.isSuper ? [] : (await repo.loadPermissions(db, user.id)).codes;
     const principal: CachedPrincipal['principal'] = {
       kind: 'user',

@@ -1,9 +1,10 @@
-import { and, count, eq, ilike, or, type SQL } from 'drizzle-orm';
+import { and, count, eq, or, type SQL } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
+import { contains, isUniqueViolation } from '../../platform/db/sql.ts';
 import { identityErrors } from './errors.ts';
 import { assertPlatformScope, isPlatformCode, tenantMenuIds } from './menus-service.ts';
 import { hashPassword } from './passwords.ts';
@@ -12,7 +13,7 @@ import type { TenantCreateBody, TenantUpdateBody } from './schemas.ts';
 import type { SecuritySettings } from './security-settings.ts';
 import type { Sessions } from './sessions.ts';
 import { roles, tenants, userRoles } from './tables.ts';
-import { isUniqueViolation, likePattern, usersTable } from './users-repository.ts';
+import { usersTable } from './users-repository.ts';
 
 type TenantRow = typeof tenants.$inferSelect;
 type TenantStatus = TenantRow['status'];
@@ -61,8 +62,7 @@ export function createTenantsService(ctx: AppContext, sessions: Sessions, permis
     async list(scope: Scope, page: PageRequest, f: { keyword?: string; status?: TenantStatus }) {
       assertPlatformScope(scope);
       const conds: (SQL | undefined)[] = [];
-      if (f.keyword)
-        conds.push(or(ilike(tenants.code, likePattern(f.keyword)), ilike(tenants.name, likePattern(f.keyword))));
+      if (f.keyword) conds.push(or(contains(tenants.code, f.keyword), contains(tenants.name, f.keyword)));
       if (f.status) conds.push(eq(tenants.status, f.status));
       const where = conds.length ? and(...conds) : undefined;
       const [list, totals] = await Promise.all([

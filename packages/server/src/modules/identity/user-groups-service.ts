@@ -1,11 +1,11 @@
-import { count, desc, eq, ilike, inArray } from 'drizzle-orm';
+import { count, desc, eq, inArray } from 'drizzle-orm';
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
+import { contains, isUniqueViolation } from '../../platform/db/sql.ts';
 import { type FieldError, httpErrors } from '../../platform/http/errors.ts';
 import { identityErrors } from './errors.ts';
 import { userGroupMembers, userGroups, users } from './tables.ts';
-import { isUniqueViolation, likePattern } from './users-repository.ts';
 
 /**
  * User groups: named sets of users of one tenant, used as grant subjects (the drive grants
@@ -36,7 +36,7 @@ async function withMemberCounts(db: Db, rows: (typeof userGroups.$inferSelect)[]
 }
 
 export async function listUserGroups(db: Db, scope: TenantScope, q: PageRequest & { keyword?: string }) {
-  const filter = q.keyword ? ilike(userGroups.name, likePattern(q.keyword)) : undefined;
+  const filter = q.keyword ? contains(userGroups.name, q.keyword) : undefined;
   const page = await groups.page(db, scope, q, filter, desc(userGroups.id));
   return { ...page, list: await withMemberCounts(db, page.list) };
 }

@@ -1,7 +1,8 @@
-import { and, arrayContains, eq, ilike, inArray, or, type SQL } from 'drizzle-orm';
+import { and, arrayContains, eq, inArray, or, type SQL } from 'drizzle-orm';
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
+import { contains } from '../../platform/db/sql.ts';
 import { departments, positions, roles, userGroupMembers, userPositions, userRoles, users } from './tables.ts';
 
 /** Queries of the user aggregate: users and their role / position links. */
@@ -12,17 +13,6 @@ export type UserStatus = UserRow['status'];
 
 export const usersTable = scoped(users);
 const refTables = { role: scoped(roles), position: scoped(positions), department: scoped(departments) };
-
-/** PostgreSQL unique violation, whether raised directly or wrapped by Drizzle. */
-export function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: unknown; cause?: { code?: unknown } } | null;
-  return (e?.cause?.code ?? e?.code) === '23505';
-}
-
-/** `%keyword%` for ILIKE, with the pattern characters of the keyword taken literally. */
-export function likePattern(keyword: string): string {
-  return `%${keyword.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 export type UserFilter = {
   keyword?: string;
@@ -35,8 +25,10 @@ export type UserFilter = {
 function filterOf(db: Db, scope: TenantScope, f: UserFilter): SQL | undefined {
   const conds: (SQL | undefined)[] = [];
   if (f.keyword) {
-    const p = likePattern(f.keyword);
-    conds.push(or(ilike(users.username, p), ilike(users.nickname, p), ilike(users.phone, p), ilike(users.email, p)));
+    const k = f.keyword;
+    conds.push(
+      or(contains(users.username, k), contains(users.nickname, k), contains(users.phone, k), contains(users.email, k)),
+    );
   }
   if (f.status) conds.push(eq(users.status, f.status));
   if (f.departmentId !== undefined) {

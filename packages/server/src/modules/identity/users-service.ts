@@ -2,6 +2,7 @@ import type { Static } from 'typebox';
 import { type Scope, userOf } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { PageRequest } from '../../platform/db/scoped.ts';
+import { isUniqueViolation } from '../../platform/db/sql.ts';
 import { type FieldError, httpErrors } from '../../platform/http/errors.ts';
 import type { AuthService } from './auth-service.ts';
 import { identityErrors } from './errors.ts';
@@ -170,7 +171,7 @@ export function createUsersService(ctx: AppContext, sessions: Sessions, auth: Au
           return u.id;
         });
       } catch (err) {
-        if (repo.isUniqueViolation(err)) throw identityErrors.conflict('user', 'username');
+        if (isUniqueViolation(err)) throw identityErrors.conflict('user', 'username');
         throw err;
       }
       return detail(scope, id);

@@ -1,8 +1,8 @@
-import { and, desc, eq, ilike, or, type SQL } from 'drizzle-orm';
-import type { PgColumn } from 'drizzle-orm/pg-core';
+import { and, desc, eq, or, type SQL } from 'drizzle-orm';
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
+import { contains } from '../../platform/db/sql.ts';
 import { httpErrors } from '../../platform/http/errors.ts';
 import { members } from './tables.ts';
 
@@ -71,9 +71,4 @@ export async function updateMember(
 export async function deleteMember(db: Db, scope: TenantScope, id: number): Promise<void> {
   const [deleted] = await tenantMembers.deleteMany(db, scope, [id]);
   if (deleted === undefined) throw memberErrors.notFound();
-}
-
-/** `column ILIKE '%text%'` with LIKE wildcards in `text` taken literally. */
-function contains(column: PgColumn, text: string): SQL {
-  return ilike(column, `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
 }

@@ -2,7 +2,7 @@ import { and, asc, eq, or } from 'drizzle-orm';
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
-import { contains } from './query.ts';
+import { contains } from '../../platform/db/sql.ts';
 import { systemConfigs } from './tables.ts';
 
 /** Queries of system configuration entries; every one goes through the tenant scope. */

@@ -1,7 +1,8 @@
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
+import { isUniqueViolation } from '../../platform/db/sql.ts';
 import * as repo from './config-repository.ts';
-import { isUniqueViolation, systemErrors } from './errors.ts';
+import { systemErrors } from './errors.ts';
 
 export type SystemConfigInput = { key: string; value: string; name: string; remark?: string };
 

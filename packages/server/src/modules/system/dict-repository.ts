@@ -2,7 +2,7 @@ import { and, asc, eq, or, type SQL } from 'drizzle-orm';
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
-import { contains } from './query.ts';
+import { contains } from '../../platform/db/sql.ts';
 import { dictItems, dictTypes } from './tables.ts';
 
 /** Queries of dictionary types and items; every one goes through the tenant scope. */

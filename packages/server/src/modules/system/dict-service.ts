@@ -1,9 +1,10 @@
 import { and, eq } from 'drizzle-orm';
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
+import { isForeignKeyViolation, isUniqueViolation } from '../../platform/db/sql.ts';
 import { httpErrors } from '../../platform/http/errors.ts';
 import * as repo from './dict-repository.ts';
-import { isForeignKeyViolation, isUniqueViolation, systemErrors } from './errors.ts';
+import { systemErrors } from './errors.ts';
 import { dictTypes } from './tables.ts';
 
 type Status = 'active' | 'disabled';

@@ -19,15 +19,3 @@ export const systemErrors = {
   noticeNotPublished: () =>
     new AppError(409, 'system.notice_not_published', 'Only a published notice can be withdrawn'),
 };
-
-/** PostgreSQL unique violation (23505), whether raised directly or wrapped by the driver layer. */
-export function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; cause?: { code?: string } } | null;
-  return (e?.cause?.code ?? e?.code) === '23505';
-}
-
-/** PostgreSQL foreign key violation (23503): the referenced row vanished meanwhile. */
-export function isForeignKeyViolation(err: unknown): boolean {
-  const e = err as { code?: string; cause?: { code?: string } } | null;
-  return (e?.cause?.code ?? e?.code) === '23503';
-}

@@ -22,20 +22,20 @@ declare module 'fastify' {
 }
 
 export type SystemDeps = {
-  /** resolves `?tenantCode=` of the public settings; without it only platform values are public */
-  tenantIdByCode?: TenantIdByCode;
+  /** resolves `?tenantCode=` of the public settings (identity's) */
+  tenantIdByCode: TenantIdByCode;
 };
 
 /**
  * The platform domain: dictionaries, system configs, notices with live push, the operation log
  * and the runtime settings routes.
  */
-export function createSystemModule(ctx: AppContext, deps: SystemDeps = {}) {
+export function createSystemModule(ctx: AppContext, deps: SystemDeps) {
   const dicts = createDictService(ctx);
   const configs = createConfigService(ctx);
   const notices = createNoticeService(ctx);
   const operationLogs = createOperationLogService(ctx);
-  const settings = createSettingsService(ctx, deps.tenantIdByCode ?? null);
+  const settings = createSettingsService(ctx, deps.tenantIdByCode);
   let recorder: ReturnType<typeof recordOperations> | null = null;
 
   const mod = {

@@ -2,7 +2,7 @@ import { and, count, desc, eq, gte, lt, type SQL } from 'drizzle-orm';
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
-import { contains } from './query.ts';
+import { contains } from '../../platform/db/sql.ts';
 import { operationLogs } from './tables.ts';
 
 /** Queries of the operation log; every one goes through the tenant scope. */

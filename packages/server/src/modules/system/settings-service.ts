@@ -9,7 +9,7 @@ export type TenantIdByCode = (code: string) => Promise<number | null>;
  * writes platform values, a tenant scope reads effective values and writes the tenant's
  * overrides (tenant wins over platform, platform over the default).
  */
-export function createSettingsService(ctx: AppContext, tenantIdByCode: TenantIdByCode | null) {
+export function createSettingsService(ctx: AppContext, tenantIdByCode: TenantIdByCode) {
   const { settings, settingsRegistry } = ctx;
 
   return {
@@ -40,7 +40,7 @@ export function createSettingsService(ctx: AppContext, tenantIdByCode: TenantIdB
 
     /** Values meant for anyone (the sign-in page): the tenant's when its code is known, else the platform's. */
     async publicValues(tenantCode: string | undefined) {
-      const tenantId = tenantCode && tenantIdByCode ? await tenantIdByCode(tenantCode) : null;
+      const tenantId = tenantCode ? await tenantIdByCode(tenantCode) : null;
       return settings.projected(tenantId, 'public');
     },
   };

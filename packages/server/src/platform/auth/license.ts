@@ -47,7 +47,6 @@ function makeLicense(
     licensee,
     features,
     expiresAt,
-    enabled: (feature) =>
-      (expiresAt === null || expiresAt > now()) && (features === 'all' || features.has(feature)),
+    enabled: (feature) => (expiresAt === null || expiresAt > now()) && (features === 'all' || features.has(feature)),
   };
 }

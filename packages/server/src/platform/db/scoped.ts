@@ -35,7 +35,10 @@ export function scoped<T extends TenantTable>(table: T) {
       return (rows[0] as Row | undefined) ?? null;
     },
     async findMany(db: Db, scope: Pick<Scope, 'tenantId'>, filter?: SQL, orderBy?: SQL | PgColumn): Promise<Row[]> {
-      const q = db.select().from(table as PgTable).where(where(scope, filter));
+      const q = db
+        .select()
+        .from(table as PgTable)
+        .where(where(scope, filter));
       return (await (orderBy ? q.orderBy(orderBy) : q.orderBy(table.id))) as Row[];
     },
     async page(
@@ -54,7 +57,10 @@ export function scoped<T extends TenantTable>(table: T) {
           .orderBy(orderBy ?? table.id)
           .limit(req.pageSize)
           .offset((req.page - 1) * req.pageSize),
-        db.select({ n: count() }).from(table as PgTable).where(cond),
+        db
+          .select({ n: count() })
+          .from(table as PgTable)
+          .where(cond),
       ]);
       return { list: list as Row[], total: Number(totals[0]?.n ?? 0), page: req.page, pageSize: req.pageSize };
     },

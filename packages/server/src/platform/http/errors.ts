@@ -37,14 +37,12 @@ export const httpErrors = {
   bodyTooLarge: () => new AppError(413, 'request.body_too_large', 'The request body is too large'),
   unsupportedMediaType: () =>
     new AppError(415, 'request.unsupported_media_type', 'The request content type is not supported'),
-  routeNotFound: (method: string, url: string) =>
-    new AppError(404, 'route.not_found', `No route ${method} ${url}`),
+  routeNotFound: (method: string, url: string) => new AppError(404, 'route.not_found', `No route ${method} ${url}`),
   notFound: (key: string, what: string) => new AppError(404, key, `${what} not found`),
   conflict: (key: string, message: string, field?: string) =>
     new AppError(409, key, message, field ? { details: [{ field, message }] } : undefined),
   unauthenticated: (message = 'Sign-in required') => new AppError(401, 'auth.unauthenticated', message),
-  forbidden: (permission: string) =>
-    new AppError(403, 'auth.permission_denied', `Missing permission ${permission}`),
+  forbidden: (permission: string) => new AppError(403, 'auth.permission_denied', `Missing permission ${permission}`),
   featureDisabled: (feature: string) =>
     new AppError(403, 'license.feature_disabled', `The licence does not include the feature "${feature}"`),
   rateLimited: (retryAfterSeconds: number) =>

@@ -51,7 +51,12 @@ export function createRealtimeHub(deps: { db: Db; cache: Cache; clock: () => Dat
     async publish(input: { topic: string; tenantId: number | null; userIds?: number[]; payload: unknown }) {
       const [row] = await deps.db
         .insert(realtimeEvents)
-        .values({ topic: input.topic, tenantId: input.tenantId, userIds: input.userIds ?? null, payload: input.payload })
+        .values({
+          topic: input.topic,
+          tenantId: input.tenantId,
+          userIds: input.userIds ?? null,
+          payload: input.payload,
+        })
         .returning();
       if (!row) return;
       const event: RealtimeEvent = {
@@ -64,7 +69,9 @@ export function createRealtimeHub(deps: { db: Db; cache: Cache; clock: () => Dat
       };
       await deps.cache.publish(CHANNEL, JSON.stringify(event));
       // Retention without a scheduler: each publish trims what is past the replay window.
-      await deps.db.delete(realtimeEvents).where(lt(realtimeEvents.createdAt, new Date(deps.clock().getTime() - KEEP_MS)));
+      await deps.db
+        .delete(realtimeEvents)
+        .where(lt(realtimeEvents.createdAt, new Date(deps.clock().getTime() - KEEP_MS)));
     },
 
     /** Events after `lastEventId` that this user may see (bounded: the newest REPLAY_LIMIT). */
@@ -86,7 +93,6 @@ export function createRealtimeHub(deps: { db: Db; cache: Cache; clock: () => Dat
 
     /** `GET /api/ws?access_token=…&lastEventId=…` (RFC 6750 §2.3: browsers cannot set headers on a WebSocket). */
     register(app: FastifyInstance, resolveAuth: AuthResolver) {
-      const hub = this;
       app.route({
         method: 'GET',
         url: '/api/ws',
@@ -121,7 +127,7 @@ export function createRealtimeHub(deps: { db: Db; cache: Cache; clock: () => Dat
           sockets.add(conn);
           socket.on('close', () => sockets.delete(conn));
           if (q.lastEventId !== undefined) {
-            for (const e of await hub.missed(conn.principal, conn.tenantId, q.lastEventId)) send(socket, e);
+            for (const e of await this.missed(conn.principal, conn.tenantId, q.lastEventId)) send(socket, e);
           }
           socket.send(JSON.stringify({ topic: 'ready', data: { userId: conn.principal.userId } }));
         },
@@ -145,4 +151,3 @@ export function createRealtimeHub(deps: { db: Db; cache: Cache; clock: () => Dat
     },
   };
 }
-

@@ -18,14 +18,20 @@ export function createSettingsStore(db: Db, registry: SettingsRegistry) {
 
   /** `exec` is the open transaction when called inside one (PGlite has a single connection: an outside query would wait forever). */
   async function storedRows(modules: string[], tenantId: number | null, exec: Db = db) {
-    const scopeCond = tenantId === null ? isNull(settingsValues.tenantId) : or(isNull(settingsValues.tenantId), eq(settingsValues.tenantId, tenantId));
+    const scopeCond =
+      tenantId === null
+        ? isNull(settingsValues.tenantId)
+        : or(isNull(settingsValues.tenantId), eq(settingsValues.tenantId, tenantId));
     return exec
       .select()
       .from(settingsValues)
       .where(and(inArray(settingsValues.module, modules), scopeCond));
   }
 
-  function resolve(mod: SettingsModule, rows: { tenantId: number | null; module: string; values: Record<string, unknown> }[]) {
+  function resolve(
+    mod: SettingsModule,
+    rows: { tenantId: number | null; module: string; values: Record<string, unknown> }[],
+  ) {
     const platform = rows.find((r) => r.module === mod.module && r.tenantId === null)?.values ?? {};
     const tenant = rows.find((r) => r.module === mod.module && r.tenantId !== null)?.values ?? {};
     const out: Record<string, unknown> = {};
@@ -47,7 +53,10 @@ export function createSettingsStore(db: Db, registry: SettingsRegistry) {
     /** Values of every module up to a visibility, for `GET /api/settings/me`. */
     async projected(tenantId: number | null, upTo: Visibility): Promise<Record<string, Record<string, unknown>>> {
       const mods = registry.all();
-      const rows = await storedRows(mods.map((m) => m.module), tenantId);
+      const rows = await storedRows(
+        mods.map((m) => m.module),
+        tenantId,
+      );
       const out: Record<string, Record<string, unknown>> = {};
       for (const mod of mods) {
         const values = resolve(mod, rows);
@@ -71,13 +80,15 @@ export function createSettingsStore(db: Db, registry: SettingsRegistry) {
       for (const [name, value] of Object.entries(patch)) {
         const field = mod.fields[name];
         if (!field) details.push({ field: name, message: `unknown setting of module ${module}` });
-        else if (field.platformOnly && tenantId !== null) details.push({ field: name, message: 'can only be set at platform level' });
+        else if (field.platformOnly && tenantId !== null)
+          details.push({ field: name, message: 'can only be set at platform level' });
         else if (!Value.Check(field.schema, value)) {
           const first = Value.Errors(field.schema, value)[0];
           details.push({ field: name, message: first?.message ?? 'invalid value' });
         }
       }
-      if (details.length) throw new AppError(400, 'request.validation_failed', 'The request has invalid fields', { details });
+      if (details.length)
+        throw new AppError(400, 'request.validation_failed', 'The request has invalid fields', { details });
 
       await db.transaction(async (tx) => {
         const scopeCond = tenantId === null ? isNull(settingsValues.tenantId) : eq(settingsValues.tenantId, tenantId);
@@ -90,15 +101,22 @@ export function createSettingsStore(db: Db, registry: SettingsRegistry) {
         if (tenantId !== null) {
           // Sparse tenant overrides: drop what equals the platform value it would inherit.
           const inherited = resolve(mod, await storedRows([module], null, tx));
-          for (const k of Object.keys(next)) if (JSON.stringify(next[k]) === JSON.stringify(inherited[k])) delete next[k];
+          for (const k of Object.keys(next))
+            if (JSON.stringify(next[k]) === JSON.stringify(inherited[k])) delete next[k];
         }
         if (row) {
-          await tx.update(settingsValues).set({ values: next, updatedAt: new Date(), updatedBy: userId }).where(eq(settingsValues.id, row.id));
+          await tx
+            .update(settingsValues)
+            .set({ values: next, updatedAt: new Date(), updatedBy: userId })
+            .where(eq(settingsValues.id, row.id));
         } else {
-          await tx.insert(settingsValues).values({ module, tenantId, values: next, updatedBy: userId }).onConflictDoUpdate({
-            target: [settingsValues.module, settingsValues.tenantId],
-            set: { values: next, updatedAt: new Date(), updatedBy: userId },
-          });
+          await tx
+            .insert(settingsValues)
+            .values({ module, tenantId, values: next, updatedBy: userId })
+            .onConflictDoUpdate({
+              target: [settingsValues.module, settingsValues.tenantId],
+              set: { values: next, updatedAt: new Date(), updatedBy: userId },
+            });
         }
       });
       return this.effective(module, tenantId);

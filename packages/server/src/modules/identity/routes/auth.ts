@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { userOf } from '../../../platform/auth/principal.ts';
+import type { AppContext } from '../../../platform/context.ts';
 import { httpErrors } from '../../../platform/http/errors.ts';
 import { route } from '../../../platform/http/route.ts';
 import { NullableTimestamp, Ok } from '../../../platform/http/schemas.ts';
 import type { AuthService } from '../auth-service.ts';
 import { currentUser } from '../me.ts';
 import type { Sessions } from '../sessions.ts';
-import type { AppContext } from '../../../platform/context.ts';
 
 const TokenPair = Type.Object({
   accessToken: Type.String(),
@@ -67,7 +67,9 @@ export function authRoutes(app: FastifyInstance, ctx: AppContext, auth: AuthServ
       body: Type.Object({
         username: Type.String({ minLength: 1, maxLength: 64 }),
         password: Type.String({ minLength: 1, maxLength: 256 }),
-        tenantCode: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'absent for platform users' })),
+        tenantCode: Type.Optional(
+          Type.String({ minLength: 1, maxLength: 64, description: 'absent for platform users' }),
+        ),
         captchaId: Type.Optional(Type.String({ maxLength: 64 })),
         captchaCode: Type.Optional(Type.String({ maxLength: 16 })),
       }),
@@ -135,7 +137,10 @@ export function authRoutes(app: FastifyInstance, ctx: AppContext, auth: AuthServ
           isSuper: Type.Boolean(),
           lastLoginAt: NullableTimestamp,
         }),
-        tenant: Type.Union([Type.Object({ id: Type.Integer(), code: Type.String(), name: Type.String() }), Type.Null()]),
+        tenant: Type.Union([
+          Type.Object({ id: Type.Integer(), code: Type.String(), name: Type.String() }),
+          Type.Null(),
+        ]),
         roles: Type.Array(Type.Object({ id: Type.Integer(), code: Type.String(), name: Type.String() })),
         permissions: Type.Array(Type.String(), { description: '"*" for super administrators' }),
         menus: Type.Array(MenuNode),
