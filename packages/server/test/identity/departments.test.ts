@@ -1,8 +1,9 @@
-import { count, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { departmentHead, subtreeIds } from '../../src/modules/identity/departments-service.ts';
 import { departments, users } from '../../src/modules/identity/tables.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
+import { rowById, rowCount } from '../helpers/assert.ts';
 import { createTenant, createUserWithPermissions, type TenantFixture } from '../helpers/fixtures.ts';
 
 let t: TestApp;
@@ -21,16 +22,6 @@ async function create(token: string, body: object): Promise<number> {
   return res.json().data.id;
 }
 
-async function row(id: number) {
-  const [r] = await t.database.db.select().from(departments).where(eq(departments.id, id));
-  return r;
-}
-
-async function departmentCount() {
-  const [r] = await t.database.db.select({ n: count() }).from(departments);
-  return Number(r?.n);
-}
-
 async function userIn(tenantId: number, username: string, departmentId: number | null = null) {
   const [u] = await t.database.db
     .insert(users)
@@ -47,9 +38,9 @@ describe('departments: create and read', () => {
     const grandchild = await create(a.adminToken, { name: 'Sales East', parentId: child, status: 'disabled' });
     await create(b.adminToken, { name: 'B only' });
 
-    expect((await row(root))?.ancestorIds).toEqual([]);
-    expect((await row(child))?.ancestorIds).toEqual([root]);
-    expect((await row(grandchild))?.ancestorIds).toEqual([root, child]);
+    expect((await rowById(t, departments, root))?.ancestorIds).toEqual([]);
+    expect((await rowById(t, departments, child))?.ancestorIds).toEqual([root]);
+    expect((await rowById(t, departments, grandchild))?.ancestorIds).toEqual([root, child]);
 
     const res = await call(t.app, 'GET', '/api/departments', { token: a.adminToken });
     expect(res.statusCode).toBe(200);
@@ -69,7 +60,7 @@ describe('departments: create and read', () => {
   it('sets a head user of the same tenant; departmentHead() returns it', async () => {
     const head = await userIn(a.tenantId, 'dept-head');
     const id = await create(a.adminToken, { name: 'Legal', headUserId: head });
-    expect((await row(id))?.headUserId).toBe(head);
+    expect((await rowById(t, departments, id))?.headUserId).toBe(head);
     expect(await departmentHead(t.database.db, { tenantId: a.tenantId }, id)).toBe(head);
     // Another tenant cannot read the head either.
     expect(await departmentHead(t.database.db, { tenantId: b.tenantId }, id)).toBeNull();
@@ -78,7 +69,7 @@ describe('departments: create and read', () => {
   it('refuses bad input naming the field, and writes nothing', async () => {
     const headOfB = await userIn(b.tenantId, 'b-head');
     const deptOfB = await create(b.adminToken, { name: 'B dept' });
-    const before = await departmentCount();
+    const before = await rowCount(t, departments);
     const cases: [object, string][] = [
       [{ name: '' }, 'name'],
       [{}, 'name'],
@@ -96,7 +87,7 @@ describe('departments: create and read', () => {
       expect(res.json().error).toBe('request.validation_failed');
       expect(res.json().details.map((d: { field: string }) => d.field)).toContain(field);
     }
-    expect(await departmentCount()).toBe(before);
+    expect(await rowCount(t, departments)).toBe(before);
   });
 });
 
@@ -116,9 +107,9 @@ describe('departments: move', () => {
     });
     expect(moved.statusCode, moved.body).toBe(200);
     expect(moved.json().data).toMatchObject({ id: x, name: 'X moved', parentId: r2child, ancestorIds: [r2, r2child] });
-    expect((await row(y))?.ancestorIds).toEqual([r2, r2child, x]);
-    expect((await row(z))?.ancestorIds).toEqual([r2, r2child, x, y]);
-    expect((await row(sibling))?.ancestorIds).toEqual([r1]);
+    expect((await rowById(t, departments, y))?.ancestorIds).toEqual([r2, r2child, x]);
+    expect((await rowById(t, departments, z))?.ancestorIds).toEqual([r2, r2child, x, y]);
+    expect((await rowById(t, departments, sibling))?.ancestorIds).toEqual([r1]);
     expect((await subtreeIds(t.database.db, { tenantId: a.tenantId }, r2)).sort()).toEqual(
       [r2, r2child, x, y, z].sort(),
     );
@@ -126,9 +117,9 @@ describe('departments: move', () => {
 
     const toRoot = await call(t.app, 'PUT', `/api/departments/${y}`, { token: a.adminToken, body: { parentId: null } });
     expect(toRoot.statusCode).toBe(200);
-    expect(await row(y)).toMatchObject({ parentId: null, ancestorIds: [] });
-    expect((await row(z))?.ancestorIds).toEqual([y]);
-    expect((await row(x))?.ancestorIds).toEqual([r2, r2child]);
+    expect(await rowById(t, departments, y)).toMatchObject({ parentId: null, ancestorIds: [] });
+    expect((await rowById(t, departments, z))?.ancestorIds).toEqual([y]);
+    expect((await rowById(t, departments, x))?.ancestorIds).toEqual([r2, r2child]);
     expect(await subtreeIds(t.database.db, { tenantId: b.tenantId }, y)).toEqual([]);
   });
 
@@ -144,8 +135,8 @@ describe('departments: move', () => {
       expect(res.statusCode).toBe(400);
       expect(res.json().details).toEqual([expect.objectContaining({ field: 'parentId' })]);
     }
-    expect(await row(p)).toMatchObject({ name: 'P', parentId: null, ancestorIds: [] });
-    expect((await row(g))?.ancestorIds).toEqual([p, c]);
+    expect(await rowById(t, departments, p)).toMatchObject({ name: 'P', parentId: null, ancestorIds: [] });
+    expect((await rowById(t, departments, g))?.ancestorIds).toEqual([p, c]);
   });
 
   it('two concurrent moves that would make a cycle: one wins, the other is a 400, the tree stays a tree', async () => {
@@ -157,7 +148,11 @@ describe('departments: move', () => {
       call(t.app, 'PUT', `/api/departments/${n}`, { token: a.adminToken, body: { parentId: mChild } }),
     ]);
     expect([r1.statusCode, r2.statusCode].sort()).toEqual([200, 400]);
-    const [rm, rn, rc] = [await row(m), await row(n), await row(mChild)];
+    const [rm, rn, rc] = [
+      await rowById(t, departments, m),
+      await rowById(t, departments, n),
+      await rowById(t, departments, mChild),
+    ];
     if (r1.statusCode === 200) {
       expect([rn?.ancestorIds, rm?.ancestorIds, rc?.ancestorIds]).toEqual([[], [n], [n, m]]);
     } else {
@@ -177,7 +172,7 @@ describe('departments: move', () => {
       expect(res.statusCode).toBe(400);
       expect(res.json().details.map((x: { field: string }) => x.field)).toContain(field);
     }
-    expect(await row(d)).toMatchObject({ name: 'D', headUserId: null, status: 'active' });
+    expect(await rowById(t, departments, d)).toMatchObject({ name: 'D', headUserId: null, status: 'active' });
   });
 });
 
@@ -217,14 +212,14 @@ describe('departments: users and delete', () => {
     const withUsers = await call(t.app, 'DELETE', `/api/departments/${child}`, { token: a.adminToken });
     expect(withUsers.statusCode).toBe(409);
     expect(withUsers.json().error).toBe('identity.department_has_users');
-    expect(await row(child)).toBeDefined();
+    expect(await rowById(t, departments, child)).toBeDefined();
 
     await t.database.db.update(users).set({ departmentId: null }).where(eq(users.id, member));
     expect((await call(t.app, 'DELETE', `/api/departments/${child}`, { token: a.adminToken })).statusCode).toBe(200);
     expect((await call(t.app, 'DELETE', `/api/departments/${parent}`, { token: a.adminToken })).json()).toMatchObject({
       data: { ok: true },
     });
-    expect(await row(parent)).toBeUndefined();
+    expect(await rowById(t, departments, parent)).toBeUndefined();
     const again = await call(t.app, 'DELETE', `/api/departments/${parent}`, { token: a.adminToken });
     expect(again.statusCode).toBe(404);
     expect(again.json().error).toBe('identity.department_not_found');
@@ -244,13 +239,13 @@ describe('departments: access', () => {
       [reader.token, 'PUT', `/api/departments/${id}`, { name: 'Nope' }],
       [reader.token, 'DELETE', `/api/departments/${id}`],
     ];
-    const before = await departmentCount();
+    const before = await rowCount(t, departments);
     for (const [token, method, url, body] of denied) {
       const res = await call(t.app, method, url, { token, ...(body ? { body } : {}) });
       expect(res.statusCode, `${method} ${url}`).toBe(403);
       expect(res.json().error).toBe('auth.permission_denied');
     }
-    expect(await departmentCount()).toBe(before);
+    expect(await rowCount(t, departments)).toBe(before);
     expect((await call(t.app, 'GET', '/api/departments', { token: reader.token })).statusCode).toBe(200);
   });
 
@@ -258,7 +253,7 @@ describe('departments: access', () => {
     const parentOfA = await create(a.adminToken, { name: 'A parent' });
     const id = await create(a.adminToken, { name: 'A private', parentId: parentOfA });
     const rootOfB = await create(b.adminToken, { name: 'B root' });
-    const before = await row(id);
+    const before = await rowById(t, departments, id);
     const attempts: ['GET' | 'PUT' | 'DELETE', string, object?][] = [
       ['GET', `/api/departments/${id}`],
       ['GET', `/api/departments/${id}/users`],
@@ -276,6 +271,6 @@ describe('departments: access', () => {
       body: { name: 'Sneaky', parentId: id },
     });
     expect(under.statusCode).toBe(400);
-    expect(await row(id)).toEqual(before);
+    expect(await rowById(t, departments, id)).toEqual(before);
   });
 });

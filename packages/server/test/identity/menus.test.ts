@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { and, count, eq } from 'drizzle-orm';
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedIdentity } from '../../src/modules/identity/seed.ts';
 import { menus, roleMenus, roles, tenants, userRoles, users } from '../../src/modules/identity/tables.ts';
 import { call, createTestApp, login, type TestApp } from '../helpers/app.ts';
+import { expectError } from '../helpers/assert.ts';
 import {
   allTenantPermissions,
   createTenant,
@@ -38,12 +38,6 @@ type Node = { id: number; name: string; type: string; permission: string | null;
 const flatten = (nodes: Node[]): Node[] => nodes.flatMap((n) => [n, ...flatten(n.children)]);
 const named = (nodes: Node[], name: string): Node => one(nodes.filter((n) => n.name === name));
 const menuId = (name: string): number => one([menuByName.get(name)].filter((id) => id !== undefined));
-
-function expectError(res: LightMyRequestResponse, status: number, error: string, field?: string) {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(res.json().error).toBe(error);
-  if (field) expect(res.json().details.map((d: { field: string }) => d.field)).toContain(field);
-}
 
 async function createMenu(body: Record<string, unknown>) {
   const res = await call(t.app, 'POST', '/api/menus', { token: t.adminToken, body });

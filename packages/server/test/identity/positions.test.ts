@@ -1,7 +1,8 @@
-import { count, eq, inArray } from 'drizzle-orm';
+import { inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { positions } from '../../src/modules/identity/tables.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
+import { rowById, rowCount } from '../helpers/assert.ts';
 import { createTenant, createUserWithPermissions, type TenantFixture } from '../helpers/fixtures.ts';
 
 let t: TestApp;
@@ -18,16 +19,6 @@ async function create(token: string, body: object): Promise<number> {
   const res = await call(t.app, 'POST', '/api/positions', { token, body });
   expect(res.statusCode, res.body).toBe(201);
   return res.json().data.id;
-}
-
-async function row(id: number) {
-  const [r] = await t.database.db.select().from(positions).where(eq(positions.id, id));
-  return r;
-}
-
-async function positionCount() {
-  const [r] = await t.database.db.select({ n: count() }).from(positions);
-  return Number(r?.n);
 }
 
 describe('positions', () => {
@@ -72,7 +63,7 @@ describe('positions', () => {
 
     const del = await call(t.app, 'DELETE', `/api/positions/${dev}`, { token: a.adminToken });
     expect(del.json()).toMatchObject({ code: 0, data: { ok: true } });
-    expect(await row(dev)).toBeUndefined();
+    expect(await rowById(t, positions, dev)).toBeUndefined();
     const gone = await call(t.app, 'GET', `/api/positions/${dev}`, { token: a.adminToken });
     expect(gone.statusCode).toBe(404);
     expect(gone.json().error).toBe('identity.position_not_found');
@@ -81,24 +72,24 @@ describe('positions', () => {
   it('a code is unique per tenant: 409 identity.position_exists naming code, on create and on update', async () => {
     await create(a.adminToken, { code: 'cto', name: 'CTO' });
     const other = await create(a.adminToken, { code: 'cfo', name: 'CFO' });
-    const before = await positionCount();
+    const before = await rowCount(t, positions);
     const dup = await call(t.app, 'POST', '/api/positions', {
       token: a.adminToken,
       body: { code: 'cto', name: 'Again' },
     });
     expect(dup.statusCode).toBe(409);
     expect(dup.json()).toMatchObject({ error: 'identity.position_exists', details: [{ field: 'code' }] });
-    expect(await positionCount()).toBe(before);
+    expect(await rowCount(t, positions)).toBe(before);
     const rename = await call(t.app, 'PUT', `/api/positions/${other}`, { token: a.adminToken, body: { code: 'cto' } });
     expect(rename.statusCode).toBe(409);
-    expect((await row(other))?.code).toBe('cfo');
+    expect((await rowById(t, positions, other))?.code).toBe('cfo');
     // The same code in another tenant is fine.
     await create(b.adminToken, { code: 'cto', name: 'CTO of B' });
   });
 
   it('refuses bad input naming the field, and writes nothing', async () => {
     const id = await create(a.adminToken, { code: 'ops', name: 'Operations' });
-    const before = await positionCount();
+    const before = await rowCount(t, positions);
     for (const [body, field] of [
       [{ name: 'No code' }, 'code'],
       [{ code: 'has space', name: 'x' }, 'code'],
@@ -122,8 +113,8 @@ describe('positions', () => {
     const list = await call(t.app, 'GET', '/api/positions?pageSize=500', { token: a.adminToken });
     expect(list.statusCode).toBe(400);
     expect(list.json().details[0].field).toBe('pageSize');
-    expect(await positionCount()).toBe(before);
-    expect((await row(id))?.name).toBe('Operations');
+    expect(await rowCount(t, positions)).toBe(before);
+    expect((await rowById(t, positions, id))?.name).toBe('Operations');
   });
 
   it('batch delete is atomic: one id of another tenant or unknown → 404 naming it, nothing deleted', async () => {
@@ -170,7 +161,7 @@ describe('positions', () => {
     const id = await create(a.adminToken, { code: 'perm', name: 'Perm' });
     const reader = await createUserWithPermissions(t, ['system:position:list']);
     const nobody = await createUserWithPermissions(t, []);
-    const before = await positionCount();
+    const before = await rowCount(t, positions);
     for (const [token, method, url, body] of [
       [nobody.token, 'GET', '/api/positions'],
       [nobody.token, 'GET', `/api/positions/${id}`],
@@ -183,13 +174,13 @@ describe('positions', () => {
       expect(res.statusCode, `${method} ${url}`).toBe(403);
       expect(res.json().error).toBe('auth.permission_denied');
     }
-    expect(await positionCount()).toBe(before);
+    expect(await rowCount(t, positions)).toBe(before);
     expect((await call(t.app, 'GET', '/api/positions', { token: reader.token })).statusCode).toBe(200);
   });
 
   it('another tenant’s position is not found (404) and stays unchanged', async () => {
     const id = await create(a.adminToken, { code: 'secret', name: 'Secret' });
-    const before = await row(id);
+    const before = await rowById(t, positions, id);
     for (const [method, url, body] of [
       ['GET', `/api/positions/${id}`],
       ['PUT', `/api/positions/${id}`, { name: 'Taken' }],
@@ -202,6 +193,6 @@ describe('positions', () => {
     }
     const list = await call(t.app, 'GET', '/api/positions?pageSize=200', { token: b.adminToken });
     expect(list.json().data.list.map((p: { id: number }) => p.id)).not.toContain(id);
-    expect(await row(id)).toEqual(before);
+    expect(await rowById(t, positions, id)).toEqual(before);
   });
 });

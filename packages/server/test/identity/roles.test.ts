@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { menus, roleMenus, roles, userRoles } from '../../src/modules/identity/tables.ts';
 import { call, createTestApp, login, type TestApp } from '../helpers/app.ts';
+import { expectError } from '../helpers/assert.ts';
 import {
   allTenantPermissions,
   createTenant,
@@ -35,12 +35,6 @@ function one<T>(rows: T[]): T {
   const [row] = rows;
   if (row === undefined) throw new Error('expected a row');
   return row;
-}
-
-function expectError(res: LightMyRequestResponse, status: number, error: string, field?: string) {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(res.json().error).toBe(error);
-  if (field) expect(res.json().details.map((d: { field: string }) => d.field)).toContain(field);
 }
 
 async function createRole(body: Record<string, unknown> = {}, token = t.demoAdminToken) {

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { roles, tenants, users } from '../../src/modules/identity/tables.ts';
 import { call, createTestApp, login, type TestApp } from '../helpers/app.ts';
+import { expectError } from '../helpers/assert.ts';
 import {
   allTenantPermissions,
   createTenant,
@@ -22,12 +22,6 @@ afterAll(async () => t?.close());
 const db = () => t.database.db;
 const code = () => `t-${randomBytes(3).toString('hex')}`;
 const ADMIN_PW = 'Tenant#Admin2026';
-
-function expectError(res: LightMyRequestResponse, status: number, error: string, field?: string) {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(res.json().error).toBe(error);
-  if (field) expect(res.json().details.map((d: { field: string }) => d.field)).toContain(field);
-}
 
 async function createViaApi(body: Record<string, unknown> = {}) {
   const c = code();

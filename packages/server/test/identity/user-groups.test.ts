@@ -1,8 +1,9 @@
-import { count, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userGroupMembers, userGroups, users } from '../../src/modules/identity/tables.ts';
 import { groupIdsOfUser } from '../../src/modules/identity/user-groups-service.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
+import { rowCount } from '../helpers/assert.ts';
 import { createTenant, createUserWithPermissions, type TenantFixture } from '../helpers/fixtures.ts';
 
 let t: TestApp;
@@ -33,11 +34,6 @@ async function userIn(tenantId: number, username: string) {
 async function membersOf(groupId: number) {
   const rows = await t.database.db.select().from(userGroupMembers).where(eq(userGroupMembers.groupId, groupId));
   return rows.map((r) => r.userId).sort((x, y) => x - y);
-}
-
-async function groupCount() {
-  const [r] = await t.database.db.select({ n: count() }).from(userGroups);
-  return Number(r?.n);
 }
 
 describe('user groups', () => {
@@ -77,7 +73,7 @@ describe('user groups', () => {
   it('a name is unique per tenant: 409 identity.user_group_exists naming name', async () => {
     await create(a.adminToken, { name: 'Unique' });
     const second = await create(a.adminToken, { name: 'Second' });
-    const before = await groupCount();
+    const before = await rowCount(t, userGroups);
     const dup = await call(t.app, 'POST', '/api/user-groups', { token: a.adminToken, body: { name: 'Unique' } });
     expect(dup.statusCode).toBe(409);
     expect(dup.json()).toMatchObject({ error: 'identity.user_group_exists', details: [{ field: 'name' }] });
@@ -86,7 +82,7 @@ describe('user groups', () => {
       body: { name: 'Unique' },
     });
     expect(rename.statusCode).toBe(409);
-    expect(await groupCount()).toBe(before);
+    expect(await rowCount(t, userGroups)).toBe(before);
   });
 
   it('replaces the members; groupIdsOfUser() lists a user’s groups', async () => {
@@ -157,7 +153,7 @@ describe('user groups', () => {
 
   it('refuses bad group input naming the field, and writes nothing', async () => {
     const g = await create(a.adminToken, { name: 'Valid' });
-    const before = await groupCount();
+    const before = await rowCount(t, userGroups);
     for (const [body, field] of [
       [{}, 'name'],
       [{ name: '' }, 'name'],
@@ -170,14 +166,14 @@ describe('user groups', () => {
     }
     const put = await call(t.app, 'PUT', `/api/user-groups/${g}`, { token: a.adminToken, body: { name: '' } });
     expect(put.statusCode).toBe(400);
-    expect(await groupCount()).toBe(before);
+    expect(await rowCount(t, userGroups)).toBe(before);
   });
 
   it('needs the user-group permission codes (403 auth.permission_denied)', async () => {
     const g = await create(a.adminToken, { name: 'Perm' });
     const reader = await createUserWithPermissions(t, ['system:user-group:list']);
     const nobody = await createUserWithPermissions(t, []);
-    const before = await groupCount();
+    const before = await rowCount(t, userGroups);
     for (const [token, method, url, body] of [
       [nobody.token, 'GET', '/api/user-groups'],
       [nobody.token, 'GET', `/api/user-groups/${g}`],
@@ -191,7 +187,7 @@ describe('user groups', () => {
       expect(res.statusCode, `${method} ${url}`).toBe(403);
       expect(res.json().error).toBe('auth.permission_denied');
     }
-    expect(await groupCount()).toBe(before);
+    expect(await rowCount(t, userGroups)).toBe(before);
     expect((await call(t.app, 'GET', '/api/user-groups', { token: reader.token })).statusCode).toBe(200);
   });
 

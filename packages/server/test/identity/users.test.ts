@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { eq, inArray } from 'drizzle-orm';
-import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../src/modules/identity/passwords.ts';
 import {
@@ -13,6 +12,7 @@ import {
   users,
 } from '../../src/modules/identity/tables.ts';
 import { call, createTestApp, login, type TestApp } from '../helpers/app.ts';
+import { expectError } from '../helpers/assert.ts';
 import { createTenant, createUserWithPermissions, type TenantFixture, USER_PASSWORD } from '../helpers/fixtures.ts';
 
 let t: TestApp;
@@ -32,12 +32,6 @@ function one<T>(rows: T[]): T {
   const [row] = rows;
   if (row === undefined) throw new Error('expected a row');
   return row;
-}
-
-function expectError(res: LightMyRequestResponse, status: number, error: string, field?: string) {
-  expect(res.statusCode, res.body).toBe(status);
-  expect(res.json().error).toBe(error);
-  if (field) expect(res.json().details.map((d: { field: string }) => d.field)).toContain(field);
 }
 
 async function createUser(body: Record<string, unknown> = {}, token = t.demoAdminToken) {

@@ -1,8 +1,8 @@
-import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findMember } from '../../src/modules/member/index.ts';
 import { members } from '../../src/modules/member/tables.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
+import { rowById, rowCount } from '../helpers/assert.ts';
 import { createTenant, createUserWithPermissions, type TenantFixture } from '../helpers/fixtures.ts';
 
 let t: TestApp;
@@ -19,16 +19,6 @@ async function create(token: string, body: object): Promise<number> {
   const res = await call(t.app, 'POST', '/api/members', { token, body });
   expect(res.statusCode, res.body).toBe(201);
   return res.json().data.id;
-}
-
-async function row(id: number) {
-  const [r] = await t.database.db.select().from(members).where(eq(members.id, id));
-  return r;
-}
-
-async function memberCount() {
-  const [r] = await t.database.db.select({ n: count() }).from(members);
-  return Number(r?.n);
 }
 
 describe('members', () => {
@@ -75,7 +65,7 @@ describe('members', () => {
     expect((await call(t.app, 'DELETE', `/api/members/${alice}`, { token: a.adminToken })).json().data).toEqual({
       ok: true,
     });
-    expect(await row(alice)).toBeUndefined();
+    expect(await rowById(t, members, alice)).toBeUndefined();
     const gone = await call(t.app, 'GET', `/api/members/${alice}`, { token: a.adminToken });
     expect(gone.statusCode).toBe(404);
     expect(gone.json().error).toBe('member.member_not_found');
@@ -83,7 +73,7 @@ describe('members', () => {
 
   it('refuses bad input naming the field, and writes nothing', async () => {
     const id = await create(a.adminToken, { nickname: 'Carol', email: 'carol@example.com' });
-    const before = await memberCount();
+    const before = await rowCount(t, members);
     for (const [body, field] of [
       [{}, 'nickname'],
       [{ nickname: '' }, 'nickname'],
@@ -99,15 +89,15 @@ describe('members', () => {
     const put = await call(t.app, 'PUT', `/api/members/${id}`, { token: a.adminToken, body: { email: 'nope' } });
     expect(put.statusCode).toBe(400);
     expect(put.json().details[0].field).toBe('email');
-    expect(await memberCount()).toBe(before);
-    expect((await row(id))?.email).toBe('carol@example.com');
+    expect(await rowCount(t, members)).toBe(before);
+    expect((await rowById(t, members, id))?.email).toBe('carol@example.com');
   });
 
   it('needs the member permission codes (403 auth.permission_denied)', async () => {
     const id = await create(a.adminToken, { nickname: 'Dave' });
     const reader = await createUserWithPermissions(t, ['member:member:list']);
     const nobody = await createUserWithPermissions(t, []);
-    const before = await memberCount();
+    const before = await rowCount(t, members);
     for (const [token, method, url, body] of [
       [nobody.token, 'GET', '/api/members'],
       [nobody.token, 'GET', `/api/members/${id}`],
@@ -119,13 +109,13 @@ describe('members', () => {
       expect(res.statusCode, `${method} ${url}`).toBe(403);
       expect(res.json().error).toBe('auth.permission_denied');
     }
-    expect(await memberCount()).toBe(before);
+    expect(await rowCount(t, members)).toBe(before);
     expect((await call(t.app, 'GET', '/api/members', { token: reader.token })).statusCode).toBe(200);
   });
 
   it('another tenant’s member is not found (404) and stays unchanged', async () => {
     const id = await create(a.adminToken, { nickname: 'Eve', email: 'eve@example.com' });
-    const before = await row(id);
+    const before = await rowById(t, members, id);
     for (const [method, url, body] of [
       ['GET', `/api/members/${id}`],
       ['PUT', `/api/members/${id}`, { nickname: 'Taken' }],
@@ -137,6 +127,6 @@ describe('members', () => {
     }
     const list = await call(t.app, 'GET', '/api/members?pageSize=200', { token: b.adminToken });
     expect(list.json().data.list.map((m: { id: number }) => m.id)).not.toContain(id);
-    expect(await row(id)).toEqual(before);
+    expect(await rowById(t, members, id)).toEqual(before);
   });
 });

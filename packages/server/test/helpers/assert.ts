@@ -1,0 +1,27 @@
+import { count, eq } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import type { LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
+import type { TestApp } from './app.ts';
+
+/** Asserts the error contract: status, `error` key and, when given, a `details` entry for the field. */
+export function expectError(res: LightMyRequestResponse, status: number, error: string, field?: string) {
+  expect(res.statusCode, res.body).toBe(status);
+  expect(res.json().error).toBe(error);
+  if (field) expect(res.json().details.map((d: { field: string }) => d.field)).toContain(field);
+}
+
+/** Rows in a table: "nothing written" is the same count before and after. */
+export async function rowCount(t: TestApp, table: PgTable): Promise<number> {
+  const [r] = await t.database.db.select({ n: count() }).from(table);
+  return Number(r?.n);
+}
+
+/** One row by id, straight from the database. */
+export async function rowById<T extends PgTable & { id: PgColumn }>(t: TestApp, table: T, id: number) {
+  const [r] = await t.database.db
+    .select()
+    .from(table as PgTable)
+    .where(eq(table.id, id));
+  return r as T['$inferSelect'] | undefined;
+}
