@@ -133,6 +133,7 @@ async function startService(databaseUrl: string | null) {
     PORT: String(port),
     DATA_DIR: dataDir,
     JWT_SECRET: randomBytes(48).toString('base64url'),
+    SECRET_KEYS: `bench:${randomBytes(32).toString('base64')}`,
     SEED_ADMIN_PASSWORD: ADMIN_PASSWORD,
     CAPTCHA_ENABLED: 'false',
     LOGIN_IP_LIMIT_PER_MINUTE: '100000',

@@ -9,6 +9,7 @@ import { createOpsModule } from './modules/ops/index.ts';
 import { createSystemModule, operationStats } from './modules/system/index.ts';
 import { type License, loadLicense } from './platform/auth/license.ts';
 import type { Cache } from './platform/cache/cache.ts';
+import { createSecretBox } from './platform/crypto/secrets.ts';
 import type { AppContext } from './platform/context.ts';
 import type { Database } from './platform/db/client.ts';
 import { registerDocsRoutes, registerOpenApi } from './platform/http/openapi.ts';
@@ -57,6 +58,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     database,
     db: database.db,
     cache,
+    secrets: createSecretBox(config.secretKeys),
     license,
     metrics,
     settingsRegistry,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { parseSecretKeys, type SecretKey } from './platform/crypto/secrets.ts';
 
 /**
  * The one typed configuration. Read and checked once at start (`loadConfig(process.env)`),
@@ -29,6 +30,8 @@ export type Config = {
   loginAccountLimitPerMinute: number;
   license: string | null;
   publicBaseUrl: string | null;
+  /** field-encryption keys, the current one first (SECRET_KEYS) */
+  secretKeys: SecretKey[];
 };
 
 export class ConfigError extends Error {}
@@ -74,12 +77,12 @@ function url(env: Env, name: string, protocols: string[]): string | null {
   return raw;
 }
 
-/** In development a missing JWT secret is generated once and kept under DATA_DIR. */
-function developmentSecret(dataDir: string): string {
-  const file = join(dataDir, 'jwt-secret');
+/** In development a missing secret is generated once and kept under DATA_DIR. */
+function developmentSecret(dataDir: string, name = 'jwt-secret', make = () => randomBytes(48).toString('base64url')): string {
+  const file = join(dataDir, name);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   mkdirSync(dataDir, { recursive: true });
-  const secret = randomBytes(48).toString('base64url');
+  const secret = make();
   writeFileSync(file, secret, { mode: 0o600 });
   return secret;
 }
@@ -98,6 +101,20 @@ export function loadConfig(env: Env): Config {
     jwtSecret = mode === 'test' ? randomBytes(48).toString('base64url') : developmentSecret(dataDir);
   } else if (jwtSecret.length < 32) {
     fail('JWT_SECRET', 'must be at least 32 characters');
+  }
+
+  let secretKeysRaw = str(env, 'SECRET_KEYS');
+  if (secretKeysRaw === null) {
+    if (mode === 'production') fail('SECRET_KEYS', 'is required outside development (id:base64 of 32 bytes)');
+    const make = () => `dev:${randomBytes(32).toString('base64')}`;
+    secretKeysRaw = mode === 'test' ? make() : developmentSecret(dataDir, 'secret-keys', make);
+  }
+  let secretKeys: SecretKey[];
+  try {
+    secretKeys = parseSecretKeys(secretKeysRaw);
+    if (secretKeys.some((k) => k.key.length !== 32 || !/^[A-Za-z0-9_-]{1,32}$/.test(k.id))) throw new Error();
+  } catch {
+    return fail('SECRET_KEYS', 'must be id:base64key[,id:base64key…] with 32-byte keys and ids of [A-Za-z0-9_-]');
   }
 
   const seedAdminPassword = str(env, 'SEED_ADMIN_PASSWORD');
@@ -132,5 +149,6 @@ export function loadConfig(env: Env): Config {
     loginAccountLimitPerMinute: int(env, 'LOGIN_ACCOUNT_LIMIT_PER_MINUTE', 10, 1, 100_000),
     license: str(env, 'LICENSE'),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']),
+    secretKeys,
   };
 }

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import type { License } from './auth/license.ts';
 import type { Cache } from './cache/cache.ts';
+import type { SecretBox } from './crypto/secrets.ts';
 import type { Database, Db } from './db/client.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import type { RealtimeHub } from './realtime/hub.ts';
@@ -14,6 +15,8 @@ export type AppContext = {
   database: Database;
   db: Db;
   cache: Cache;
+  /** field encryption of stored secrets (AES-256-GCM, key ids for rotation) */
+  secrets: SecretBox;
   license: License;
   metrics: Metrics;
   settingsRegistry: SettingsRegistry;

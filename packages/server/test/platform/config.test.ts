@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 
 const SECRET = 'a-secret-of-at-least-thirty-two-characters!';
+const KEYS = `k1:${Buffer.alloc(32, 7).toString('base64')}`;
 const base = { NODE_ENV: 'test', JWT_SECRET: SECRET };
 
 function rejection(env: Record<string, string>): ConfigError {
@@ -55,8 +56,14 @@ describe('loadConfig', () => {
     expect(rejection({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(31) }).message).toMatch(/JWT_SECRET/);
   });
 
-  it('accepts production with a long enough JWT_SECRET', () => {
-    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET }).env).toBe('production');
+  it('refuses production without SECRET_KEYS, and malformed keys anywhere', () => {
+    expect(rejection({ NODE_ENV: 'production', JWT_SECRET: SECRET }).message).toMatch(/SECRET_KEYS/);
+    expect(rejection({ SECRET_KEYS: 'k1:c2hvcnQ=' }).message).toMatch(/SECRET_KEYS.*32-byte/);
+    expect(rejection({ SECRET_KEYS: 'no-colon' }).message).toMatch(/SECRET_KEYS/);
+  });
+
+  it('accepts production with a long enough JWT_SECRET and SECRET_KEYS', () => {
+    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET, SECRET_KEYS: KEYS }).env).toBe('production');
   });
 });
 

@@ -1,0 +1,26 @@
+import type { Readable } from 'node:stream';
+
+/**
+ * Where object bytes live. Every managed file, upload chunk and export result goes through one
+ * of these; callers never touch a disk path or a bucket directly. Keys are opaque
+ * `[a-z0-9/._-]` paths chosen by the files module.
+ */
+export type ByteRange = { start: number; end: number }; // inclusive, as in HTTP Range
+
+export interface StorageProvider {
+  readonly kind: 'local' | 's3';
+  /** Streams `body` to `key` (replacing it); resolves with the bytes written. */
+  put(key: string, body: Readable, opts: { contentType: string }): Promise<{ size: number }>;
+  /** A stream of the object, or of `range` of it; throws StorageNotFound when absent. */
+  get(key: string, range?: ByteRange): Promise<Readable>;
+  /** Size of the object, or null when absent. */
+  head(key: string): Promise<{ size: number } | null>;
+  /** Deletes the object; deleting an absent object is not an error. */
+  delete(key: string): Promise<void>;
+}
+
+export class StorageNotFound extends Error {
+  constructor(key: string) {
+    super(`object ${key} not found`);
+  }
+}
