@@ -88,10 +88,12 @@ export async function registerDocsRoutes(app: FastifyInstance): Promise<void> {
   });
 }
 
+/** Self-hosted: the page must not offer Scalar's cloud features (AI agent, MCP, client app). */
 function docsPage(): string {
   return `<!doctype html>
 <html><head><meta charset="utf-8"><title>Atrium API reference</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"></head>
-<body><script id="api-reference" data-url="/api/openapi.json"></script>
+<body><script id="api-reference" data-url="/api/openapi.json"
+  data-configuration='{"agent":{"disabled":true},"mcp":{"disabled":true},"hideClientButton":true}'></script>
 <script src="/api/docs/assets/js/scalar.js"></script></body></html>`;
 }
