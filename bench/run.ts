@@ -1,16 +1,29 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import {
+  CHUNK_SIZE,
+  createTestFile,
+  type DownloadResult,
+  downloads,
+  FILE_SIZE,
+  type FileRow,
+  fileScenarios,
+  MiB,
+  staticRows,
+  type TestFile,
+} from './files.ts';
 
 /**
  * `npm run bench`: the service (PGlite, and PostgreSQL when BENCH_DATABASE_URL is set) against a
- * bare Fastify baseline, same machine, same Node, same load. Writes bench/results/latest.md.
+ * bare Fastify baseline, same machine, same Node, same load; then the file scenarios (bench/files.ts)
+ * against the same disk and `@fastify/static`. Writes bench/results/latest.md.
  */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CONNECTIONS = 10;
@@ -25,7 +38,9 @@ type Scenario = { name: string; method: 'GET' | 'POST'; path: string; headers?: 
 const children = new Set<ChildProcess>();
 
 async function main() {
+  const loadAtStart = os.loadavg()[0] ?? 0;
   const rows: Row[] = [];
+  const fileRows: FileRow[] = [];
   const rss: string[] = [];
   const notes: string[] = [];
 
@@ -33,6 +48,24 @@ async function main() {
   const bare = await measure(baseline.url, { name: 'bare Fastify, GET / → {ok:true}', method: 'GET', path: '/' });
   rows.push({ scenario: 'bare Fastify, GET / → {ok:true}', database: '—', ...bare });
   await stop(baseline.child);
+
+  // The 256 MiB test file, once per run, and the download yardstick serving it.
+  const workDir = mkdtempSync(join(os.tmpdir(), 'atrium-bench-files-'));
+  let file: TestFile;
+  let yardstick: DownloadResult;
+  try {
+    file = await createTestFile(workDir);
+    const served = await startStatic(workDir);
+    try {
+      yardstick = await downloads(`${served.url}/${file.name}`, {}, file, served.child.pid);
+    } finally {
+      await stop(served.child);
+    }
+  } catch (err) {
+    rmSync(workDir, { recursive: true, force: true });
+    throw err;
+  }
+  fileRows.push(...staticRows(yardstick));
 
   const targets: { database: string; url: string | null }[] = [{ database: 'PGlite', url: null }];
   const pgBase = process.env.BENCH_DATABASE_URL;
@@ -52,6 +85,14 @@ async function main() {
           rows.push({ scenario: scenario.name, database: target.database, ...(await measure(service.url, scenario)) });
         }
         rss.push(`${target.database}: ${vmRss(service.child.pid)} (${idle} when ready, before load)`);
+        if (statSync(service.dataDir).dev !== statSync(workDir).dev)
+          notes.push(`${target.database}: DATA_DIR and the test file are on different filesystems`);
+        const token = await signIn(service.url);
+        const pid = service.child.pid;
+        for (const r of await fileScenarios({ ...service, pid }, target.database, token, file, yardstick)) {
+          if (r.note) notes.push(r.note);
+          fileRows.push(r);
+        }
       } finally {
         await stop(service.child);
         rmSync(service.dataDir, { recursive: true, force: true });
@@ -59,12 +100,17 @@ async function main() {
     }
   } finally {
     await pgDb?.drop();
+    rmSync(workDir, { recursive: true, force: true });
   }
 
   const failed = rows.filter((r) => r.non2xx > 0 || r.errors > 0);
   for (const r of failed)
     notes.push(`${r.scenario} (${r.database}): ${r.non2xx} non-2xx responses, ${r.errors} errors`);
-  const report = render(rows, bare.reqPerSec, rss, notes);
+  // Evidence of other work on the machine; the average trails by about a minute, the bench adds about 2.
+  notes.unshift(
+    `1-minute load average ${loadAtStart.toFixed(2)} before the run, ${(os.loadavg()[0] ?? 0).toFixed(2)} at its end`,
+  );
+  const report = render(rows, bare.reqPerSec, fileRows, rss, notes);
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   writeFileSync(join(ROOT, 'bench/results/latest.md'), report);
   console.log(report);
@@ -74,9 +120,7 @@ async function main() {
 async function scenarios(base: string): Promise<(Scenario & { note?: string })[]> {
   const login = JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD });
   const json = { 'content-type': 'application/json' };
-  const res = await fetch(`${base}/api/auth/login`, { method: 'POST', headers: json, body: login });
-  if (res.status !== 200) throw new Error(`bench sign-in failed: ${res.status} ${await res.text()}`);
-  const token = ((await res.json()) as { data: { accessToken: string } }).data.accessToken;
+  const token = await signIn(base);
   const bearer = { authorization: `Bearer ${token}` };
 
   let list: Scenario & { note?: string } = {
@@ -102,6 +146,15 @@ async function scenarios(base: string): Promise<(Scenario & { note?: string })[]
     { name: 'POST /api/auth/login', method: 'POST', path: '/api/auth/login', headers: json, body: login },
     list,
   ];
+}
+
+/** The platform administrator's access token. */
+async function signIn(base: string): Promise<string> {
+  const login = JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD });
+  const headers = { 'content-type': 'application/json' };
+  const res = await fetch(`${base}/api/auth/login`, { method: 'POST', headers, body: login });
+  if (res.status !== 200) throw new Error(`bench sign-in failed: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { data: { accessToken: string } }).data.accessToken;
 }
 
 async function measure(base: string, s: Scenario): Promise<Measure> {
@@ -152,6 +205,19 @@ async function startBaseline() {
   const child = launch([join(ROOT, 'bench/baseline.ts')], { PATH: process.env.PATH ?? '', PORT: String(port) });
   const url = `http://127.0.0.1:${port}`;
   await waitReady(child, `${url}/`);
+  return { child, url };
+}
+
+/** `@fastify/static` serving `root` (bench/static.ts), the download yardstick. */
+async function startStatic(root: string) {
+  const port = await freePort();
+  const child = launch([join(ROOT, 'bench/static.ts')], {
+    PATH: process.env.PATH ?? '',
+    PORT: String(port),
+    STATIC_ROOT: root,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitReady(child, `${url}/ready`);
   return { child, url };
 }
 
@@ -237,7 +303,7 @@ function vmRss(pid: number | undefined): string {
   }
 }
 
-function render(rows: Row[], bareReqPerSec: number, rss: string[], notes: string[]): string {
+function render(rows: Row[], bareReqPerSec: number, fileRows: FileRow[], rss: string[], notes: string[]): string {
   const fmt = (n: number, digits = 0) =>
     n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
   // autocannon's histogram has millisecond resolution: 0 means under a millisecond
@@ -262,6 +328,26 @@ function render(rows: Row[], bareReqPerSec: number, rss: string[], notes: string
     ),
     '',
     `- Service RSS after the runs: ${rss.join('; ')}`,
+    '',
+    '## Files',
+    '',
+    `One ${FILE_SIZE / MiB} MiB file of random bytes per run. Uploads: ratio = MiB/s ÷ streaming the same bytes ` +
+      "into the service's DATA_DIR with an fsync (the disk row of the same database). Downloads: ratio = " +
+      '÷ `@fastify/static` serving the same file from disk (the — rows). RSS: VmRSS sampled every 100 ms ' +
+      `during the scenario, at its start → its peak. Chunks of ${CHUNK_SIZE / MiB} MiB, sent one after another.`,
+    '',
+    ...table(
+      ['scenario', 'database', 'result', 'yardstick', 'ratio', 'RSS start → peak'],
+      fileRows.map((r) => [
+        r.scenario,
+        r.database,
+        `${fmt(r.value)} ${r.unit}`,
+        r.baseline === null ? '—' : `${fmt(r.baseline)} ${r.unit}`,
+        r.baseline === null ? '—' : fmt(r.value / r.baseline, 3),
+        r.rss ? `${r.rss.process} ${fmt(r.rss.startMiB)} → ${fmt(r.rss.peakMiB)} MiB` : '—',
+      ]),
+    ),
+    '',
     `- Machine: ${cpus.length} cores (${cpus[0]?.model.trim() ?? 'unknown'}), ${fmt(os.totalmem() / 2 ** 30, 1)} GiB RAM, ${os.platform()} ${os.release()}`,
     `- Node ${process.version}`,
     `- Date: ${new Date().toISOString()}`,

@@ -2,18 +2,23 @@ import websocket from '@fastify/websocket';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import type { Config } from './config.ts';
+import { createFilesModule } from './modules/files/index.ts';
 import { identityStats } from './modules/identity/identity-stats.ts';
 import { createIdentityModule, type IdentityModule } from './modules/identity/index.ts';
 import { createMemberModule } from './modules/member/index.ts';
 import { createOpsModule } from './modules/ops/index.ts';
+import { createSchedulerModule } from './modules/scheduler/index.ts';
 import { createSystemModule, operationStats } from './modules/system/index.ts';
+import { createTasksModule } from './modules/tasks/index.ts';
 import { type License, loadLicense } from './platform/auth/license.ts';
 import type { Cache } from './platform/cache/cache.ts';
-import { createSecretBox } from './platform/crypto/secrets.ts';
 import type { AppContext } from './platform/context.ts';
+import { createSecretBox } from './platform/crypto/secrets.ts';
 import type { Database } from './platform/db/client.ts';
+import { createEgress } from './platform/egress/client.ts';
 import { registerDocsRoutes, registerOpenApi } from './platform/http/openapi.ts';
 import { createHttpServer } from './platform/http/server.ts';
+import { createJobs } from './platform/jobs/jobs.ts';
 import { createMetrics } from './platform/metrics/metrics.ts';
 import { createRealtimeHub } from './platform/realtime/hub.ts';
 import { SettingsRegistry } from './platform/settings/registry.ts';
@@ -59,8 +64,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     db: database.db,
     cache,
     secrets: createSecretBox(config.secretKeys),
+    egress: createEgress({ allow: config.egressAllowHosts }),
     license,
     metrics,
+    jobs: createJobs({ database, config, registry: metrics.registry, log: logger }),
     settingsRegistry,
     settings: createSettingsStore(database.db, settingsRegistry),
     realtime: createRealtimeHub({ db: database.db, cache, clock }),
@@ -78,9 +85,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const identity = createIdentityModule(ctx);
   const member = createMemberModule(ctx);
   const system = createSystemModule(ctx, { tenantIdByCode: identity.tenantIdByCode });
+  const scheduler = createSchedulerModule(ctx);
+  const files = createFilesModule(ctx);
+  const tasks = createTasksModule(ctx, { files, exportOperationLogs: system.exportOperationLogs });
   if (config.captchaEnabled !== null) settingsRegistry.setDefault('security', 'captchaEnabled', config.captchaEnabled);
 
-  const app = createHttpServer({ config, logger, metrics, license, resolveAuth: identity.resolveAuth });
+  const app = createHttpServer({ config, logger, metrics, license, cache, resolveAuth: identity.resolveAuth });
   app.decorate('ctx', ctx);
   app.decorate('identity', identity);
   const declared = new Set<string>();
@@ -94,12 +104,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await identity.register(app);
   await member.register(app);
   await system.register(app);
+  await scheduler.register(app);
+  await files.register(app);
+  await tasks.register(app);
   ctx.realtime.register(app, identity.resolveAuth);
   await deps.extraRoutes?.(app);
   await registerDocsRoutes(app);
 
   app.decorate('permissionCodes', expandPermissionTemplates(declared, settingsRegistry));
   app.addHook('onClose', async () => ctx.realtime.closeAll());
+  app.addHook('onClose', async () => ctx.jobs.stop());
+  await ctx.jobs.start(); // after every module declared its queues; onReady hooks may schedule
   await app.ready();
   return app;
 }

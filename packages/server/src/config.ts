@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseSecretKeys, type SecretKey } from './platform/crypto/secrets.ts';
+import { type AllowEntry, parseAllowList } from './platform/egress/allow-list.ts';
 
 /**
  * The one typed configuration. Read and checked once at start (`loadConfig(process.env)`),
@@ -32,6 +33,12 @@ export type Config = {
   publicBaseUrl: string | null;
   /** field-encryption keys, the current one first (SECRET_KEYS) */
   secretKeys: SecretKey[];
+  /** jobs: idle worker poll, cron check and expired-job sweep intervals in seconds (JOBS_*) */
+  jobsPollSeconds: number;
+  jobsCronCheckSeconds: number;
+  jobsSweepSeconds: number;
+  /** destinations outbound calls may reach although private or local (EGRESS_ALLOW_HOSTS) */
+  egressAllowHosts: AllowEntry[];
 };
 
 export class ConfigError extends Error {}
@@ -78,13 +85,25 @@ function url(env: Env, name: string, protocols: string[]): string | null {
 }
 
 /** In development a missing secret is generated once and kept under DATA_DIR. */
-function developmentSecret(dataDir: string, name = 'jwt-secret', make = () => randomBytes(48).toString('base64url')): string {
+function developmentSecret(
+  dataDir: string,
+  name = 'jwt-secret',
+  make = () => randomBytes(48).toString('base64url'),
+): string {
   const file = join(dataDir, name);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   mkdirSync(dataDir, { recursive: true });
   const secret = make();
   writeFileSync(file, secret, { mode: 0o600 });
   return secret;
+}
+
+function egressAllowHosts(env: Env): AllowEntry[] {
+  try {
+    return parseAllowList(str(env, 'EGRESS_ALLOW_HOSTS'));
+  } catch (err) {
+    return fail('EGRESS_ALLOW_HOSTS', `entry ${(err as Error).message}`);
+  }
 }
 
 export function loadConfig(env: Env): Config {
@@ -150,5 +169,9 @@ export function loadConfig(env: Env): Config {
     license: str(env, 'LICENSE'),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']),
     secretKeys,
+    jobsPollSeconds: int(env, 'JOBS_POLL_SECONDS', 2, 1, 60),
+    jobsCronCheckSeconds: int(env, 'JOBS_CRON_CHECK_SECONDS', 30, 1, 45),
+    jobsSweepSeconds: int(env, 'JOBS_SWEEP_SECONDS', 60, 1, 3600),
+    egressAllowHosts: egressAllowHosts(env),
   };
 }

@@ -51,7 +51,7 @@ async function main() {
     app.log.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 15_000);
     force.unref();
-    await app.close(); // stops accepting, finishes in-flight requests, closes sockets
+    await app.close(); // stops accepting, finishes in-flight requests, closes sockets, lets active jobs finish (≤ 10 s)
     await cache.close();
     await database.close();
     process.exit(0);

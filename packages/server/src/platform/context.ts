@@ -4,6 +4,8 @@ import type { License } from './auth/license.ts';
 import type { Cache } from './cache/cache.ts';
 import type { SecretBox } from './crypto/secrets.ts';
 import type { Database, Db } from './db/client.ts';
+import type { Egress } from './egress/client.ts';
+import type { Jobs } from './jobs/types.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import type { RealtimeHub } from './realtime/hub.ts';
 import type { SettingsRegistry } from './settings/registry.ts';
@@ -17,6 +19,10 @@ export type AppContext = {
   cache: Cache;
   /** field encryption of stored secrets (AES-256-GCM, key ids for rotation) */
   secrets: SecretBox;
+  /** the one outbound HTTP client: SSRF guard, pinned addresses, redirects re-checked, caps */
+  egress: Egress;
+  /** queues, retries, dead letters, cron schedules, outbox sends, system tasks (pg-boss) */
+  jobs: Jobs;
   license: License;
   metrics: Metrics;
   settingsRegistry: SettingsRegistry;

@@ -1,8 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { managedFileRow } from '../files/files-helpers.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { createTenant, type TenantFixture } from '../helpers/fixtures.ts';
 import { sampleOf } from '../helpers/sample-body.ts';
+import { taskRow } from '../tasks/tasks-helpers.ts';
 
 /**
  * Walks every operation whose path takes an `{id}` and calls it as tenant A's administrator
@@ -69,6 +71,10 @@ beforeAll(async () => {
     await createInB('/api/system-configs', { key: 'b.key', value: 'b', name: 'B config' }),
   );
   idsOfB.set('/api/notices', await createInB('/api/notices', { title: 'B notice', content: '<p>B</p>' }));
+  idsOfB.set('/api/files', await managedFileRow(t, b.tenantId));
+  idsOfB.set('/api/tasks', await taskRow(t, b.tenantId, b.adminUserId));
+  idsOfB.set('/api/storage-configs', await createInB('/api/storage-configs', { name: 'B disk', kind: 'local' }));
+  idsOfB.set('/api/files/uploads', await createInB('/api/files/uploads', { name: 'b.pdf', size: 10, chunkSize: 1024 }));
   const sessions = await call(t.app, 'GET', '/api/online-sessions', { token: b.adminToken });
   idsOfB.set('/api/online-sessions', sessions.json().data.list[0].id);
 });
@@ -78,7 +84,7 @@ afterAll(async () => t?.close());
  * Platform-wide resources hold no tenant rows: tenants are refused to a tenant administrator
  * outright; the menu tree may be read (roles bind its nodes) but never changed.
  */
-const platformOnly = ['/api/tenants', '/api/menus'];
+const platformOnly = ['/api/tenants', '/api/menus', '/api/cron-jobs'];
 const readableByTenants = ['/api/menus'];
 
 function ownerOf(path: string): string {
@@ -101,7 +107,7 @@ describe('tenant isolation', () => {
         continue;
       }
       for (const [method, op] of Object.entries(ops)) {
-        const url = path.replace('{id}', String(id ?? 1));
+        const url = path.replace('{id}', String(id ?? 1)).replace('{index}', '0');
         const schema = op.requestBody?.content['application/json']?.schema;
         const res = await call(t.app, method.toUpperCase() as 'GET', url, {
           token: a.adminToken,

@@ -13,7 +13,9 @@ import { settingsRoutes } from './routes/settings.ts';
 import { systemConfigRoutes } from './routes/system-configs.ts';
 import { createSettingsService, type TenantIdByCode } from './settings-service.ts';
 
+export type { OperationLogFilter, OperationLogRow } from './operation-log-repository.ts';
 export { operationStats } from './operation-log-service.ts';
+export { OperationLogFilter as OperationLogFilterSchema } from './schemas.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -43,6 +45,8 @@ export function createSystemModule(ctx: AppContext, deps: SystemDeps) {
     configs,
     notices,
     operationStats,
+    /** The caller's tenant's operation log with the list's filters, page by page (exports). */
+    exportOperationLogs: operationLogs.export,
     /** Resolves when the operation-log writes started so far are done (tests). */
     operationLogsIdle: async () => recorder?.idle(),
     /** `app` is the root instance: the operation-log hooks then see every route. */

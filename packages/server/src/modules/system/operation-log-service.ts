@@ -3,12 +3,40 @@ import type { AppContext } from '../../platform/context.ts';
 import type { Db } from '../../platform/db/client.ts';
 import type { PageRequest } from '../../platform/db/scoped.ts';
 import { httpErrors } from '../../platform/http/errors.ts';
-import { countBetween, type OperationLogFilter, pageLogs } from './operation-log-repository.ts';
+import {
+  countBetween,
+  logsBefore,
+  type OperationLogFilter,
+  type OperationLogRow,
+  pageLogs,
+  snapshotOf,
+} from './operation-log-repository.ts';
 
 /** Reading the operation log: the tenant's whole log, or a user's own records. */
 export function createOperationLogService(ctx: AppContext) {
   return {
     list: (scope: Scope, q: PageRequest & OperationLogFilter) => pageLogs(ctx.db, scope, q),
+
+    /**
+     * For exports: the rows of the scope's tenant matching the same filters as the list, newest
+     * first, page by page. The set is fixed when called (rows recorded later are not included),
+     * and `total` is its size, so a caller can report progress.
+     */
+    async export(scope: Pick<Scope, 'tenantId'>, filter: OperationLogFilter, pageSize = 500) {
+      const { total, maxId } = await snapshotOf(ctx.db, scope, filter);
+      async function* pages(): AsyncGenerator<OperationLogRow[]> {
+        if (total === 0) return;
+        let before = maxId + 1;
+        for (;;) {
+          const rows = await logsBefore(ctx.db, scope, filter, before, pageSize);
+          if (rows.length > 0) yield rows;
+          const last = rows.at(-1);
+          if (!last || rows.length < pageSize) return;
+          before = last.id;
+        }
+      }
+      return { total, pages: pages() };
+    },
 
     mine(scope: Scope, q: PageRequest & Pick<OperationLogFilter, 'from' | 'to'>) {
       const user = userOf(scope);

@@ -147,8 +147,7 @@ const TimeRange = {
   from: Type.Optional(Type.String({ format: 'date-time', description: 'inclusive' })),
   to: Type.Optional(Type.String({ format: 'date-time', description: 'exclusive' })),
 };
-export const OperationLogQuery = Type.Object({
-  ...PageQuery.properties,
+const OperationLogFilters = {
   userId: Type.Optional(Id),
   username: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'contained in the username' })),
   module: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
@@ -156,7 +155,10 @@ export const OperationLogQuery = Type.Object({
   ip: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'contained in the IP address' })),
   statusCode: Type.Optional(Type.Integer({ minimum: 100, maximum: 599 })),
   ...TimeRange,
-});
+};
+export const OperationLogQuery = Type.Object({ ...PageQuery.properties, ...OperationLogFilters });
+/** The list's filters as a JSON body (an export of the operation log). */
+export const OperationLogFilter = Type.Object(OperationLogFilters, { additionalProperties: false });
 export const MyOperationLogQuery = Type.Object({ ...PageQuery.properties, ...TimeRange });
 
 // ---- settings

@@ -12,9 +12,10 @@ export function isUniqueViolation(err: unknown): boolean {
   return pgCode(err) === '23505';
 }
 
-/** 23503: a referenced row vanished meanwhile. */
+/** 23503 (a referenced row vanished meanwhile) or 23001 (ON DELETE RESTRICT: the row is still referenced). */
 export function isForeignKeyViolation(err: unknown): boolean {
-  return pgCode(err) === '23503';
+  const code = pgCode(err);
+  return code === '23503' || code === '23001';
 }
 
 /** `column ILIKE '%text%'` with the LIKE wildcards of `text` taken literally. */

@@ -19,12 +19,16 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'Dictionaries', description: 'Dictionary types and items' },
   { name: 'SystemConfigs', description: 'System configuration entries' },
   { name: 'Notices', description: 'Notices with live push' },
+  { name: 'Files', description: 'Managed files, uploads and storage configurations' },
+  { name: 'AsyncTasks', description: 'My long-running tasks: progress, cancel, result download' },
+  { name: 'ExportJobs', description: 'Exports that run as tasks (CSV result files)' },
   { name: 'LoginLogs', description: 'Sign-in history' },
   { name: 'OperationLogs', description: 'Audit of write operations' },
   { name: 'OnlineSessions', description: 'Signed-in sessions' },
   { name: 'Profile', description: 'The signed-in user’s own records' },
   { name: 'Dashboard', description: 'Totals for the console home' },
   { name: 'Monitor', description: 'Health, server monitor, licence' },
+  { name: 'CronJobs', description: 'Cron jobs bound to registered handlers, run log (platform scope)' },
   { name: 'Docs', description: 'The API description and its reference UI' },
 ];
 

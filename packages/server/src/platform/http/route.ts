@@ -14,6 +14,20 @@ export type AuthMode =
   /** a signed-in admin user */
   | 'user';
 
+/**
+ * At most `max` requests per `windowSeconds` (a fixed window that starts at the first request)
+ * for each caller of one operation; over it the kernel answers 429 `request.rate_limited` with
+ * `Retry-After`. Counters live in the cache: Redis when REDIS_URL is set, so every instance counts
+ * together. `key` says who a caller is: the client IP (checked before authentication), the
+ * signed-in principal (the IP for anonymous calls), or a key the route computes (after
+ * authentication, so it may use `req.scope`; it runs in onRequest, before the body is parsed).
+ */
+export type RateLimit = {
+  max: number;
+  windowSeconds: number;
+  key: 'ip' | 'user' | ((req: FastifyRequest) => string);
+};
+
 type Schemas = {
   tags: string[];
   summary: string;
@@ -43,6 +57,8 @@ export type RouteDef<S extends Schemas> = {
   permission?: string;
   /** licence feature the route needs */
   feature?: string;
+  /** requests per caller and window; shown in OpenAPI as x-rate-limit */
+  rateLimit?: RateLimit;
   /** record successful calls in the operation log; default: every non-GET user route */
   audit?: boolean;
   /** HTTP status of success; default 200 */
@@ -60,6 +76,7 @@ export type RouteConfig = {
   auth: AuthMode;
   permission?: string;
   feature?: string;
+  rateLimit?: RateLimit;
   audit: boolean;
   envelope: boolean;
 };
@@ -70,6 +87,7 @@ export function route<S extends Schemas>(app: FastifyInstance, def: RouteDef<S>)
   const envelope = def.envelope ?? true;
   const status = def.status ?? 200;
   const { tags, summary, description, params, querystring, body, response } = def.schema;
+  const limit = checkedRateLimit(def.operation, def.rateLimit);
   const success = envelope ? Envelope(response) : response;
   const responses: Record<number, unknown> = {
     [status]: def.produces ? { content: { [def.produces]: { schema: success } } } : success,
@@ -81,6 +99,7 @@ export function route<S extends Schemas>(app: FastifyInstance, def: RouteDef<S>)
     auth: def.auth,
     permission: def.permission,
     feature: def.feature,
+    rateLimit: limit,
     audit: def.audit ?? (def.method !== 'GET' && def.auth === 'user'),
     envelope,
   };
@@ -97,6 +116,15 @@ export function route<S extends Schemas>(app: FastifyInstance, def: RouteDef<S>)
       ...(def.auth === 'user' ? {} : { security: [] }),
       ...(def.permission ? { 'x-permission': def.permission } : {}),
       ...(def.feature ? { 'x-feature': def.feature } : {}),
+      ...(limit
+        ? {
+            'x-rate-limit': {
+              max: limit.max,
+              windowSeconds: limit.windowSeconds,
+              key: typeof limit.key === 'function' ? 'custom' : limit.key,
+            },
+          }
+        : {}),
       ...(params ? { params } : {}),
       ...(querystring ? { querystring } : {}),
       ...(body ? { body } : {}),
@@ -110,4 +138,13 @@ export function route<S extends Schemas>(app: FastifyInstance, def: RouteDef<S>)
       return envelope ? { code: 0, message: 'ok', data } : data;
     },
   });
+}
+
+/** A declaration mistake stops the start, rather than quietly limiting nothing (or everything). */
+function checkedRateLimit(operation: string, limit: RateLimit | undefined): RateLimit | undefined {
+  const whole = (n: number) => Number.isInteger(n) && n >= 1;
+  if (limit && !(whole(limit.max) && whole(limit.windowSeconds))) {
+    throw new Error(`${operation}: rateLimit.max and rateLimit.windowSeconds must be whole numbers ≥ 1`);
+  }
+  return limit;
 }

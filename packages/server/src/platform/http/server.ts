@@ -5,9 +5,11 @@ import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstanc
 import type { Config } from '../../config.ts';
 import type { License } from '../auth/license.ts';
 import type { Principal, Scope } from '../auth/principal.ts';
+import type { Cache } from '../cache/cache.ts';
+import { sha256 } from '../crypto/digest.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { AppError, type FieldError, httpErrors } from './errors.ts';
-import type { RouteConfig } from './route.ts';
+import type { RateLimit, RouteConfig } from './route.ts';
 import { ErrorBody } from './schemas.ts';
 
 declare module 'fastify' {
@@ -32,6 +34,8 @@ export type HttpServerOptions = {
   metrics: Metrics;
   license: License;
   resolveAuth: AuthResolver;
+  /** rate-limit counters (route `rateLimit`) */
+  cache: Pick<Cache, 'incr'>;
 };
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
@@ -59,8 +63,20 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     if (!cfg.operation) return; // unknown route: the not-found handler answers
 
     if (cfg.feature && !opts.license.enabled(cfg.feature)) throw httpErrors.featureDisabled(cfg.feature);
-    if (cfg.auth === 'public') return;
+    const limit = cfg.rateLimit;
+    // An IP limit is checked first, so a flood is refused before any token work.
+    if (limit?.key === 'ip') await enforceRateLimit(req, cfg.operation, limit);
+    if (cfg.auth !== 'public') await authenticate(req, cfg);
+    if (limit && limit.key !== 'ip') await enforceRateLimit(req, cfg.operation, limit);
+  });
 
+  async function enforceRateLimit(req: FastifyRequest, operation: string, limit: RateLimit) {
+    const key = `ratelimit:${operation}:${rateLimitSubject(req, limit)}`;
+    const { count, ttl } = await opts.cache.incr(key, limit.windowSeconds);
+    if (count > limit.max) throw httpErrors.rateLimited(Math.max(1, ttl));
+  }
+
+  async function authenticate(req: FastifyRequest, cfg: Partial<RouteConfig>) {
     const token = bearer(req.headers.authorization);
     const resolved = token ? await opts.resolveAuth(token, req) : null;
     if (resolved) {
@@ -80,7 +96,7 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
         if (!p.isSuper && !p.permissions.has(code)) throw httpErrors.forbidden(code);
       }
     }
-  });
+  }
 
   app.addHook('onResponse', async (req, reply) => {
     const operation = req.routeOptions.config.operation ?? 'unmatched';
@@ -123,6 +139,15 @@ function createValidatorCompiler() {
   const coercing = make('array');
   return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
     (httpPart === 'body' ? strict : coercing).compile(schema);
+}
+
+function rateLimitSubject(req: FastifyRequest, limit: RateLimit): string {
+  // hashed: a computed key may carry caller input of any length
+  if (typeof limit.key === 'function') return `key:${sha256(limit.key(req))}`;
+  const p = req.scope.principal;
+  if (limit.key === 'user' && p?.kind === 'user') return `user:${p.userId}`;
+  if (limit.key === 'user' && p?.kind === 'member') return `member:${p.memberId}`;
+  return `ip:${req.ip}`;
 }
 
 function bearer(header: string | undefined): string | null {

@@ -1,0 +1,222 @@
+import { Readable } from 'node:stream';
+import { type Scope, userOf } from '../../platform/auth/principal.ts';
+import type { AppContext } from '../../platform/context.ts';
+import { isForeignKeyViolation } from '../../platform/db/sql.ts';
+import { httpErrors } from '../../platform/http/errors.ts';
+import type { StorageProvider } from '../../platform/storage/provider.ts';
+import { filesErrors } from './errors.ts';
+import { SNIFF_BYTES } from './file-guards.ts';
+import type { ObjectStore } from './object-store.ts';
+import { writeContent } from './object-store.ts';
+import type { StorageResolver } from './storage-resolver.ts';
+import { concatenated, metered, peek, StreamTooLong } from './streams.ts';
+import { checkContent, checkName, generalUploadLimits, normalizeMime } from './upload-policy.ts';
+import * as repo from './upload-session-repository.ts';
+
+/**
+ * Chunked uploads (spec §4.3 rules 1 and 3): init → chunks (any order, repeatable, resumable)
+ * → complete. Each chunk is a provider object `uploads/<session>/<index>`; complete streams
+ * them in order through SHA-256 into one new object, and a declared hash that differs aborts
+ * the session and deletes every byte it stored.
+ */
+const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
+/** a complete holds its session this long, however long assembling takes */
+const COMPLETING_TTL_MS = 60 * 60 * 1000;
+const MAX_CHUNKS = 10_000;
+
+export type UploadInitInput = {
+  name: string;
+  size: number;
+  chunkSize: number;
+  declaredSha256?: string;
+  mime?: string;
+  visibility?: 'public' | 'private';
+};
+
+export const chunkKey = (sessionId: number, index: number) => `uploads/${sessionId}/${index}`;
+
+export function createChunkedUploads(ctx: AppContext, deps: { resolver: StorageResolver; store: ObjectStore }) {
+  const { db, clock } = ctx;
+  const later = (ms: number) => new Date(clock().getTime() + ms);
+
+  async function sessionOrThrow(scope: Scope, id: number) {
+    const row = await repo.findSession(db, scope, userOf(scope)?.userId ?? null, id);
+    if (!row || row.expiresAt <= clock()) throw filesErrors.uploadNotFound();
+    return row;
+  }
+
+  async function view(row: repo.SessionRow) {
+    const { id, name, size, chunkSize, totalChunks, status, fileId, expiresAt } = row;
+    const receivedChunks = status === 'completed' ? [] : await repo.receivedChunks(db, id);
+    return { id, name, size, chunkSize, totalChunks, receivedChunks, status, fileId, expiresAt };
+  }
+
+  async function deleteChunkObjects(provider: StorageProvider, sessionId: number, indexes: Iterable<number>) {
+    for (const i of indexes) {
+      try {
+        await provider.delete(chunkKey(sessionId, i));
+      } catch (err) {
+        ctx.log.warn({ err, sessionId, index: i }, 'files: could not delete an upload chunk');
+      }
+    }
+  }
+
+  /** Deletes the session and every chunk object it stored. */
+  async function discardSession(id: number, cond: Parameters<typeof repo.deleteSession>[2] = {}) {
+    const gone = await repo.deleteSession(db, id, cond);
+    if (!gone) return false;
+    const provider = await deps.resolver.byConfigId(gone.session.storageConfigId);
+    await deleteChunkObjects(provider, id, gone.chunks);
+    return true;
+  }
+
+  return {
+    async init(scope: Scope, input: UploadInitInput) {
+      const limits = await generalUploadLimits(ctx.settings, scope.tenantId);
+      if (input.size > limits.maxBytes) throw filesErrors.tooLarge(limits.maxSizeMb);
+      const totalChunks = Math.ceil(input.size / input.chunkSize);
+      if (totalChunks > MAX_CHUNKS) {
+        throw httpErrors.invalidField('chunkSize', `too small: the file would take more than ${MAX_CHUNKS} chunks`);
+      }
+      if (input.mime !== undefined && normalizeMime(input.mime) === null) {
+        throw httpErrors.invalidField('mime', 'is not a media type (type/subtype)');
+      }
+      checkName(input.name, limits.policy);
+      const target = await deps.resolver.forNewObject(scope.tenantId);
+      const row = await repo.sessionRows.insert(db, scope, {
+        ownerUserId: userOf(scope)?.userId ?? null,
+        name: input.name,
+        size: input.size,
+        chunkSize: input.chunkSize,
+        totalChunks,
+        declaredSha256: input.declaredSha256?.toLowerCase() ?? null,
+        declaredMime: input.mime ?? null,
+        visibility: input.visibility ?? 'private',
+        storageConfigId: target.configId,
+        expiresAt: later(SESSION_TTL_MS),
+      });
+      return view(row);
+    },
+
+    get: async (scope: Scope, id: number) => view(await sessionOrThrow(scope, id)),
+
+    /** Stores chunk `index`; a repeat replaces it. Its size must be exact (the last one: the rest). */
+    async putChunk(scope: Scope, id: number, index: number, body: Readable | undefined) {
+      const session = await sessionOrThrow(scope, id);
+      if (!(body instanceof Readable)) {
+        throw httpErrors.invalidField('body', 'must be the chunk bytes, sent as application/octet-stream');
+      }
+      if (session.status !== 'open') throw filesErrors.uploadInProgress();
+      if (index >= session.totalChunks) {
+        throw httpErrors.invalidField('index', `must be less than totalChunks (${session.totalChunks})`);
+      }
+      const expected =
+        index === session.totalChunks - 1
+          ? session.size - session.chunkSize * (session.totalChunks - 1)
+          : session.chunkSize;
+      let stream = body;
+      if (index === 0) {
+        // Early refusal of an executable or a type outside the allow-list; complete checks again.
+        const limits = await generalUploadLimits(ctx.settings, scope.tenantId);
+        const p = await peek(body, SNIFF_BYTES);
+        await checkContent(p.head, session.declaredMime, limits.policy).catch((err) => {
+          p.body.destroy();
+          throw err;
+        });
+        stream = p.body;
+      }
+      const provider = await deps.resolver.byConfigId(session.storageConfigId);
+      const key = chunkKey(id, index);
+      const m = metered(stream, expected);
+      try {
+        await provider.put(key, m.stream, { contentType: 'application/octet-stream' });
+      } catch (err) {
+        // A failed put stores nothing (an earlier copy of this chunk stays as it was).
+        if (err instanceof StreamTooLong) throw filesErrors.chunkSizeMismatch(expected);
+        throw err;
+      }
+      if (m.bytes() !== expected) {
+        await provider.delete(key);
+        await repo.forgetChunk(db, id, index);
+        throw filesErrors.chunkSizeMismatch(expected);
+      }
+      const expiresAt = later(SESSION_TTL_MS);
+      try {
+        await db.transaction(async (tx) => {
+          if (!(await repo.touchOpen(tx, id, expiresAt))) throw filesErrors.uploadNotFound();
+          await repo.upsertChunk(tx, id, index, expected);
+        });
+      } catch (err) {
+        // aborted or expired while the chunk arrived: its object must not outlive the session
+        if (!(await repo.sessionExists(db, id))) await provider.delete(key);
+        if (isForeignKeyViolation(err)) throw filesErrors.uploadNotFound();
+        throw err;
+      }
+      return { index, size: expected, expiresAt };
+    },
+
+    /** Assembles the file. A repeat of a completed session answers the same file. */
+    async complete(scope: Scope, id: number) {
+      const session = await sessionOrThrow(scope, id);
+      if (session.status === 'completed' && session.fileId !== null) return { fileId: session.fileId };
+      const received = new Set(await repo.receivedChunks(db, id));
+      const missing: number[] = [];
+      for (let i = 0; i < session.totalChunks; i++) if (!received.has(i)) missing.push(i);
+      if (missing.length) throw filesErrors.chunksMissing(missing);
+      if (!(await repo.claimForCompletion(db, id, later(COMPLETING_TTL_MS)))) throw filesErrors.uploadInProgress();
+
+      const provider = await deps.resolver.byConfigId(session.storageConfigId);
+      const limits = await generalUploadLimits(ctx.settings, scope.tenantId);
+      const abort = async (err: unknown): Promise<never> => {
+        await discardSession(id);
+        throw err;
+      };
+      try {
+        const all = concatenated((i) => provider.get(chunkKey(id, i)), session.totalChunks);
+        const p = await peek(all, SNIFF_BYTES);
+        const { mime } = await checkContent(p.head, session.declaredMime, limits.policy).catch((err) => {
+          p.body.destroy();
+          return abort(err);
+        });
+        const content = await writeContent({ configId: session.storageConfigId, provider }, p.body, session.size, mime);
+        // §4.3 rule 3: the declared hash is only a precheck input; the server's own hash decides.
+        if (session.declaredSha256 && session.declaredSha256 !== content.sha256) {
+          await deps.store.discard(content);
+          await abort(filesErrors.hashMismatch());
+        }
+        const file = await deps.store.commit(
+          scope,
+          content,
+          { name: session.name, mime, declaredMime: session.declaredMime, visibility: session.visibility },
+          undefined,
+          async (tx, fileId) => {
+            if (!(await repo.markCompleted(tx, id, fileId))) throw filesErrors.uploadNotFound();
+          },
+        );
+        await deleteChunkObjects(provider, id, received);
+        return { fileId: file.id };
+      } catch (err) {
+        // Storage trouble: the session stays, the client may complete again.
+        await repo.reopen(db, id);
+        throw err;
+      }
+    },
+
+    /** Aborts a session and deletes its chunks (not while a complete is assembling it). */
+    async abort(scope: Scope, id: number) {
+      const session = await sessionOrThrow(scope, id);
+      if (!(await discardSession(session.id, { notStatus: 'completing' }))) throw filesErrors.uploadInProgress();
+    },
+
+    /** Deletes sessions past their expiry with their chunks (system task `files.expireUploadSessions`). */
+    async expireUploadSessions(now: Date = clock()) {
+      let expired = 0;
+      for (const id of await repo.expiredSessionIds(db, now, 500)) {
+        if (await discardSession(id, { expiredBefore: now })) expired++;
+      }
+      return { expired };
+    },
+  };
+}
+
+export type ChunkedUploads = ReturnType<typeof createChunkedUploads>;

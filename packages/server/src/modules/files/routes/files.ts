@@ -1,0 +1,141 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { AppContext } from '../../../platform/context.ts';
+import { httpErrors } from '../../../platform/http/errors.ts';
+import { route } from '../../../platform/http/route.ts';
+import { IdParams, Ok, PageOf } from '../../../platform/http/schemas.ts';
+import { filesErrors } from '../errors.ts';
+import type { FilesService } from '../files-service.ts';
+import { sendContent } from '../http-content.ts';
+import { ContentQuery, FileQuery, ManagedFile } from '../schemas.ts';
+import { generalUploadLimits, type UploadLimits } from '../upload-policy.ts';
+
+const tags = ['Files'];
+const FRAMING = 64 * 1024;
+
+export function fileRoutes(app: FastifyInstance, ctx: AppContext, files: FilesService) {
+  route(app, {
+    method: 'POST',
+    url: '/api/files',
+    operation: 'files.file.upload',
+    auth: 'user',
+    permission: 'system:file:upload',
+    status: 201,
+    schema: {
+      tags,
+      summary: 'Upload a file in one request (multipart/form-data)',
+      description:
+        'One file part (any field name) and optionally a `visibility` field (public | private, default private) placed before the file part. ' +
+        'Up to `files.chunkThresholdMb` MB (larger: 400 files.use_chunked_upload; above `files.maxSizeMb`: 413 files.too_large). ' +
+        'The stored type is sniffed from the content; executables and blocked extensions are refused (400 files.blocked_type); ' +
+        'types outside `files.mimeAllowList` are refused (400 files.type_not_allowed). Identical content is stored once.',
+      response: ManagedFile,
+    },
+    handler: async (req) => {
+      const limits = await generalUploadLimits(ctx.settings, req.scope.tenantId);
+      const part = await multipartFile(req as unknown as FastifyRequest, limits);
+      return files.upload(req.scope, limits, part);
+    },
+  });
+
+  route(app, {
+    method: 'GET',
+    url: '/api/files',
+    operation: 'files.file.list',
+    auth: 'user',
+    permission: 'system:file:list',
+    schema: {
+      tags,
+      summary: "The tenant's files (not drive files), newest first",
+      querystring: FileQuery,
+      response: PageOf(ManagedFile),
+    },
+    handler: async (req) => files.list(req.scope, req.query),
+  });
+
+  route(app, {
+    method: 'GET',
+    url: '/api/files/:id',
+    operation: 'files.file.get',
+    auth: 'user',
+    permission: 'system:file:list',
+    schema: { tags, summary: 'Metadata of a file', params: IdParams, response: ManagedFile },
+    handler: async (req) => files.get(req.scope, req.params.id),
+  });
+
+  route(app, {
+    method: 'DELETE',
+    url: '/api/files/:id',
+    operation: 'files.file.delete',
+    auth: 'user',
+    permission: 'system:file:delete',
+    schema: {
+      tags,
+      summary: "Delete a file (drops the upload's own reference)",
+      description:
+        'The bytes are collected 24 hours after the last reference is gone; a file other owners still use (a notice image, an export) stays.',
+      params: IdParams,
+      response: Ok,
+    },
+    handler: async (req) => {
+      await files.remove(req.scope, req.params.id);
+      return { ok: true as const };
+    },
+  });
+
+  route(app, {
+    method: 'GET',
+    url: '/api/files/:id/content',
+    operation: 'files.file.content',
+    auth: 'optional',
+    envelope: false,
+    produces: 'application/octet-stream',
+    schema: {
+      tags,
+      summary: 'Download the content (Range, ETag / If-None-Match)',
+      description:
+        'Public files need no token; private files are served to signed-in users of their tenant; drive files answer 404. ' +
+        'A single `Range: bytes=a-b` gives 206 (416 when outside the file); `ETag` is the quoted SHA-256. ' +
+        'Content-Type is the sniffed type; `?inline=true` shows images and PDF in place.',
+      params: IdParams,
+      querystring: ContentQuery,
+      response: Type.String({ format: 'binary' }),
+    },
+    handler: async (req, reply) => {
+      const file = await files.readable(req.scope, req.params.id);
+      return sendContent(req, reply, file, { inline: req.query.inline === true, open: files.open });
+    },
+  });
+}
+
+/** The first file part of a multipart body, as a stream; the fields before it give the visibility. */
+async function multipartFile(req: FastifyRequest, limits: UploadLimits) {
+  if (!req.isMultipart()) throw httpErrors.unsupportedMediaType();
+  // Fail before reading a body that cannot fit (with room for the multipart framing); without a
+  // Content-Length the byte count of the stream decides.
+  const length = Number(req.headers['content-length'] ?? 0);
+  if (length > limits.maxBytes + FRAMING) throw filesErrors.tooLarge(limits.maxSizeMb);
+  if (length > limits.singleBytes + FRAMING) throw filesErrors.useChunkedUpload(limits.chunkThresholdMb);
+  const part = await req.file({ limits: { fileSize: limits.singleBytes + 1, files: 1, fields: 10, fieldSize: 1024 } });
+  if (!part) throw httpErrors.invalidField('file', 'is required');
+  const v = part.fields.visibility;
+  const visibility = v && !Array.isArray(v) && v.type === 'field' ? String(v.value) : 'private';
+  if (visibility !== 'public' && visibility !== 'private') {
+    part.file.destroy();
+    throw httpErrors.invalidField('visibility', 'must be public or private');
+  }
+  const name = fileName(part.filename);
+  if (!name) {
+    part.file.destroy();
+    throw httpErrors.invalidField('file', 'needs a file name (at most 255 characters)');
+  }
+  return { body: part.file, name, declaredMime: part.mimetype || null, visibility: visibility as 'public' | 'private' };
+}
+
+/** The last path segment (some browsers send `C:\fakepath\x.pdf`), without control characters. */
+function fileName(raw: string | undefined): string | null {
+  const base = (raw ?? '').split(/[/\\]/).pop() ?? '';
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
+  const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  return clean.length > 0 && clean.length <= 255 ? clean : null;
+}

@@ -1,0 +1,129 @@
+import type { LookupFunction } from 'node:net';
+import { join } from 'node:path';
+import { and, eq, isNull, or, sql } from 'drizzle-orm';
+import type { AppContext } from '../../platform/context.ts';
+import { tenantFilter } from '../../platform/db/scoped.ts';
+import { createLocalProvider } from '../../platform/storage/local.ts';
+import type { StorageProvider } from '../../platform/storage/provider.ts';
+import { createS3Provider } from '../../platform/storage/s3.ts';
+import { endpointRefusal, guardedLookup, StorageEgressRefused } from './storage/egress-lookup.ts';
+import { type S3StorageSettings, storageConfigs } from './storage/tables.ts';
+
+/**
+ * Which provider holds an object. A managed file records the storage configuration its bytes
+ * went to (`configId`; null = the built-in local disk under DATA_DIR/files) and reads them back
+ * through `byConfigId`. New objects go to the tenant's default configuration, else the
+ * platform's default, else the local disk.
+ *
+ * Providers are cached per configuration id and version (`updated_at`), so an edited
+ * configuration is picked up by every instance on its next use; `invalidate` drops one at once.
+ */
+export type StorageResolver = {
+  forNewObject(tenantId: number | null): Promise<{ configId: number | null; provider: StorageProvider }>;
+  byConfigId(configId: number | null): Promise<StorageProvider>;
+  /** the built-in local disk provider (DATA_DIR/files) */
+  readonly local: StorageProvider;
+  invalidate(configId: number): void;
+  /** builds an uncached provider from a configuration row (connectivity test) */
+  build(row: StorageConfigRow, opts?: { probe?: boolean }): StorageProvider;
+  close(): void;
+};
+
+export type StorageConfigRow = typeof storageConfigs.$inferSelect;
+
+export class StorageConfigMissing extends Error {
+  constructor(id: number) {
+    super(`storage configuration ${id} does not exist`);
+  }
+}
+
+type Entry = { version: number; provider: StorageProvider };
+
+export function createStorageResolver(
+  ctx: Pick<AppContext, 'db' | 'config' | 'secrets'>,
+  opts: { localRoot?: string } = {},
+): StorageResolver {
+  const local = createLocalProvider(opts.localRoot ?? join(ctx.config.dataDir, 'files'));
+  const cache = new Map<number, Entry>();
+
+  const build = (row: StorageConfigRow, o: { probe?: boolean } = {}): StorageProvider => {
+    // A local configuration's directory derives from its id only, so no two configurations
+    // (of any tenants) can share one and collect each other's objects.
+    if (row.kind === 'local') return createLocalProvider(join(ctx.config.dataDir, 'storage', `config-${row.id}`));
+    const s = row.settings as S3StorageSettings;
+    // A tenant's endpoint is user input: its connections follow the egress rules. The
+    // platform's (the operator's, often a MinIO on the private network) are trusted.
+    let lookup: LookupFunction | undefined;
+    if (row.tenantId !== null) {
+      const allow = ctx.config.egressAllowHosts;
+      const endpoint = s.endpoint || `https://s3.${s.region}.amazonaws.com`;
+      const refusal = endpointRefusal(endpoint, allow);
+      if (refusal) throw new StorageEgressRefused(refusal);
+      const url = new URL(endpoint);
+      lookup = guardedLookup(allow, Number(url.port || (url.protocol === 'https:' ? 443 : 80)));
+    }
+    return createS3Provider({
+      lookup,
+      endpoint: s.endpoint || undefined,
+      region: s.region,
+      bucket: s.bucket,
+      accessKeyId: s.accessKeyId,
+      secretAccessKey: row.secretEncrypted ? ctx.secrets.decrypt(row.secretEncrypted, secretContext(row.id)) : '',
+      forcePathStyle: s.forcePathStyle,
+      prefix: s.prefix,
+      ...(o.probe ? { maxAttempts: 1, connectTimeoutMs: 5_000 } : {}),
+    });
+  };
+
+  const cached = (row: StorageConfigRow): StorageProvider => {
+    const version = row.updatedAt.getTime();
+    const hit = cache.get(row.id);
+    if (hit && hit.version === version) return hit.provider;
+    // The replaced provider is dropped, not closed: downloads in flight may still be using it.
+    const provider = build(row);
+    cache.set(row.id, { version, provider });
+    return provider;
+  };
+
+  return {
+    local,
+    build,
+
+    async forNewObject(tenantId) {
+      const t = storageConfigs;
+      const owner = tenantId === null ? isNull(t.tenantId) : or(tenantFilter(t, { tenantId }), isNull(t.tenantId));
+      const rows = await ctx.db
+        .select()
+        .from(t)
+        .where(and(owner, eq(t.isDefault, true), eq(t.status, 'active')))
+        // the tenant's own default first, then the platform's (tenant_id null sorts last)
+        .orderBy(sql`${t.tenantId} desc nulls last`)
+        .limit(1);
+      const row = rows[0];
+      return row ? { configId: row.id, provider: cached(row) } : { configId: null, provider: local };
+    },
+
+    async byConfigId(configId) {
+      if (configId === null) return local;
+      const rows = await ctx.db.select().from(storageConfigs).where(eq(storageConfigs.id, configId)).limit(1);
+      const row = rows[0];
+      if (!row) throw new StorageConfigMissing(configId);
+      return cached(row);
+    },
+
+    invalidate(configId) {
+      cache.delete(configId);
+    },
+
+    close() {
+      for (const e of cache.values()) closeProvider(e.provider);
+      cache.clear();
+    },
+  };
+}
+
+export const secretContext = (id: number) => `storage_configs.secret:${id}`;
+
+function closeProvider(p: StorageProvider): void {
+  (p as { close?: () => void }).close?.();
+}

@@ -1,0 +1,44 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { TaskStatus } from './tables.ts';
+
+/** A task reached a final state. The notification center subscribes to deliver it (spec §6.2). */
+export type TaskFinishedEvent = {
+  /** the catalog key of the kind (`platform.export.finished` for exports), or null */
+  event: string | null;
+  taskId: number;
+  tenantId: number | null;
+  ownerUserId: number;
+  kind: string;
+  status: Extract<TaskStatus, 'succeeded' | 'failed' | 'cancelled'>;
+  error: string | null;
+  resultExpiresAt: Date | null;
+  finishedAt: Date;
+};
+
+export type TaskFinishedListener = (event: TaskFinishedEvent) => void | Promise<void>;
+
+/**
+ * In-process subscribers of finished tasks, per app. The instance that finishes a task emits
+ * it once; a listener's failure is logged and never affects the task or the other listeners.
+ */
+export function createTaskEvents(log: FastifyBaseLogger) {
+  const listeners = new Set<TaskFinishedListener>();
+  return {
+    /** Subscribes; answers the function that unsubscribes. */
+    onTaskFinished(listener: TaskFinishedListener): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async emit(event: TaskFinishedEvent): Promise<void> {
+      for (const listener of [...listeners]) {
+        try {
+          await listener(event);
+        } catch (err) {
+          log.error({ err, taskId: event.taskId }, 'tasks: a task-finished listener failed');
+        }
+      }
+    },
+  };
+}
+
+export type TaskEvents = ReturnType<typeof createTaskEvents>;

@@ -1,0 +1,70 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../platform/context.ts';
+import type { SystemModule } from '../system/index.ts';
+import { createTaskEvents } from './events.ts';
+import { operationLogExport } from './exports/operation-logs.ts';
+import { createFinishedAnnouncer } from './finished.ts';
+import { systemTasks } from './jobs.ts';
+import { createTaskRegistry } from './registry.ts';
+import { exportJobRoutes } from './routes/export-jobs.ts';
+import { taskRoutes } from './routes/tasks.ts';
+import { createTaskRunner, TASKS_QUEUE, type TaskJob } from './runner.ts';
+import { createTasksService, type TaskFiles } from './tasks-service.ts';
+
+export type { TaskFinishedEvent, TaskFinishedListener } from './events.ts';
+export type { TaskControls, TaskKind, TaskOutput } from './registry.ts';
+export { TaskCancelled } from './registry.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    tasks: TasksModule;
+  }
+}
+
+/** Parallel tasks per instance: one long export does not hold up everybody else's. */
+export const TASK_CONCURRENCY = 2;
+
+/**
+ * The task center (issue 3 §4): long work as a task with owner, progress, status, a result file
+ * that expires, cancel, and a completion event. Modules register kinds (`registerKind`) and
+ * create tasks (`create`, inside their own transaction when they pass `tx`); the notification
+ * center subscribes with `onTaskFinished`. The one export so far: the operation log as CSV.
+ */
+export function createTasksModule(
+  ctx: AppContext,
+  deps: { files: TaskFiles; exportOperationLogs: SystemModule['exportOperationLogs'] },
+) {
+  const registry = createTaskRegistry();
+  const events = createTaskEvents(ctx.log);
+  const announce = createFinishedAnnouncer(ctx, registry, events);
+  const service = createTasksService(ctx, { registry, files: deps.files, announce });
+  registry.register(operationLogExport(deps.exportOperationLogs));
+
+  // A failure is recorded on the task, not retried; the one retry is for a worker that died.
+  void ctx.jobs.defineQueue<TaskJob>(TASKS_QUEUE, createTaskRunner(ctx, { registry, files: deps.files, announce }), {
+    retryLimit: 1,
+    retryDelay: 5,
+    deadLetter: false,
+    expireInSeconds: 3600,
+    concurrency: TASK_CONCURRENCY,
+  });
+  const tasks = systemTasks({ clock: ctx.clock, expireResults: service.expireResults });
+  for (const task of tasks) ctx.jobs.registerSystemTask(task);
+
+  const mod = {
+    service,
+    create: service.create,
+    registerKind: registry.register,
+    onTaskFinished: events.onTaskFinished,
+    expireResults: service.expireResults,
+    systemTasks: tasks,
+    async register(app: FastifyInstance) {
+      app.decorate('tasks', mod);
+      taskRoutes(app, service, deps.files);
+      exportJobRoutes(app, service);
+    },
+  };
+  return mod;
+}
+
+export type TasksModule = ReturnType<typeof createTasksModule>;

@@ -1,0 +1,251 @@
+import type { PGlite } from '@electric-sql/pglite';
+import PgBoss from 'pg-boss';
+import type { Registry } from 'prom-client';
+import type { Config } from '../../config.ts';
+import type { Database } from '../db/client.ts';
+import { canonicalTimezone, cronProblem } from './cron.ts';
+import { drizzleExecutor, pgliteExecutor } from './executors.ts';
+import { findJob, JOBS_SCHEMA, listJobs, queueStats } from './inspect.ts';
+import { registerJobMetrics } from './metrics.ts';
+import type { JobHandler, JobInfo, Jobs, JobsLogger, QueueOptions, ScheduleInfo, SystemTask } from './types.ts';
+import { pgliteWakeListener, postgresWakeListener, WAKE_CHANNEL, type WakeListener } from './wake.ts';
+
+export type JobsConfig = Pick<
+  Config,
+  'databaseUrl' | 'databasePoolMax' | 'jobsPollSeconds' | 'jobsCronCheckSeconds' | 'jobsSweepSeconds'
+>;
+
+export type JobsDeps = {
+  database: Database;
+  config: JobsConfig;
+  log: JobsLogger;
+  /** the app's Prometheus registry: job gauges are added to it */
+  registry?: Registry;
+  /** how long stop() waits for active jobs; default 10 s (main.ts forces exit after 15 s) */
+  stopTimeoutMs?: number;
+};
+
+type QueueDef = {
+  name: string;
+  handler: JobHandler<unknown>;
+  options: Required<QueueOptions>;
+  workerIds: string[];
+  ready: Promise<void> | null;
+};
+
+const QUEUE_NAME = /^[a-z][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$/;
+const DEFAULTS = { retryLimit: 3, retryDelay: 5, retryBackoff: true, deadLetter: true, expireInSeconds: 900 };
+
+/**
+ * Jobs, schedules and the outbox on pg-boss, in the application's own database (schema `pgboss`).
+ * Modules see only this interface; pg-boss stays inside `platform/jobs` (docs/decisions/0006-jobs.md).
+ */
+export function createJobs(deps: JobsDeps): Jobs {
+  const { database, config, log } = deps;
+  const pglite = database.kind === 'pglite' ? (database.db as unknown as { $client: PGlite }).$client : null;
+  const queues = new Map<string, QueueDef>();
+  const tasks = new Map<string, SystemTask>();
+  const pendingSchedules: (() => Promise<void>)[] = [];
+  let boss: PgBoss | null = null;
+  let wake: WakeListener | null = null;
+  let started = false;
+  /** the pgboss schema exists (after the first start): inspection may query it */
+  let installed = false;
+
+  function createBoss(): PgBoss {
+    const timing = {
+      schema: JOBS_SCHEMA,
+      // Expired active jobs (a crashed worker's) go back to retry at each sweep.
+      superviseIntervalSeconds: config.jobsSweepSeconds,
+      monitorIntervalSeconds: config.jobsSweepSeconds,
+      // One instance evaluates the cron schedules per check; a tick is deduplicated per minute.
+      cronMonitorIntervalSeconds: config.jobsCronCheckSeconds,
+      cronWorkerIntervalSeconds: Math.min(5, config.jobsCronCheckSeconds),
+    };
+    const b = pglite
+      ? new PgBoss({ ...timing, db: pgliteExecutor(pglite) as PgBoss.Db })
+      : new PgBoss({
+          ...timing,
+          connectionString: config.databaseUrl ?? '',
+          max: Math.max(2, Math.ceil(config.databasePoolMax / 2)),
+          application_name: 'atrium-jobs',
+        });
+    b.on('error', (err) => log.error({ err }, 'jobs: background error'));
+    b.on('warning', (w) => log.warn({ warning: w }, 'jobs: warning'));
+    return b;
+  }
+
+  function running(): PgBoss {
+    if (!boss || !started) throw new Error('jobs: not started');
+    return boss;
+  }
+
+  function wakeWorkers(queue: string) {
+    const def = queues.get(queue);
+    if (!boss || !def) return;
+    for (const id of def.workerIds) boss.notifyWorker(id);
+  }
+
+  async function install(def: QueueDef): Promise<void> {
+    const b = running();
+    const { deadLetter, retryLimit, retryDelay, retryBackoff, expireInSeconds } = def.options;
+    const dead = deadLetter ? `${def.name}.dead` : undefined;
+    if (dead) await b.createQueue(dead);
+    const settings = { retryLimit, retryDelay, retryBackoff, expireInSeconds };
+    await b.createQueue(def.name, { ...settings, ...(dead ? { deadLetter: dead } : {}) });
+    // createQueue keeps an existing queue as it was: bring its settings in line with the code.
+    await b.updateQueue(def.name, { ...settings, ...(dead ? { deadLetter: dead } : {}) });
+    // Warms pg-boss's queue cache: a send inside a PGlite transaction must not need the connection.
+    await b.getQueueStats(def.name);
+    for (let i = 0; i < def.options.concurrency; i++) {
+      const id = await b.work(
+        def.name,
+        { includeMetadata: true, batchSize: 1, pollingIntervalSeconds: def.options.pollingIntervalSeconds },
+        async ([job]) => {
+          if (!job) return null;
+          const info: JobInfo = {
+            id: job.id,
+            queue: def.name,
+            attempt: job.retryCount + 1,
+            retryLimit: job.retryLimit,
+            createdOn: job.createdOn,
+          };
+          try {
+            return (await def.handler(job.data, info)) ?? null;
+          } catch (err) {
+            log.warn({ err, queue: def.name, jobId: job.id, attempt: info.attempt }, 'jobs: attempt failed');
+            throw err;
+          }
+        },
+      );
+      def.workerIds.push(id);
+    }
+  }
+
+  async function queueFor(name: string): Promise<QueueDef> {
+    const def = queues.get(name);
+    if (!def) throw new Error(`jobs: queue "${name}" is not defined`);
+    running();
+    await def.ready;
+    return def;
+  }
+
+  const jobs: Jobs = {
+    get started() {
+      return started;
+    },
+
+    defineQueue<P>(name: string, handler: JobHandler<P>, options: QueueOptions = {}): Promise<void> {
+      if (!QUEUE_NAME.test(name) || name.length > 100 || name.endsWith('.dead'))
+        throw new Error(`jobs: invalid queue name "${name}"`);
+      if (queues.has(name)) throw new Error(`jobs: queue "${name}" is defined twice`);
+      const def: QueueDef = {
+        name,
+        handler: handler as JobHandler<unknown>,
+        options: {
+          ...DEFAULTS,
+          concurrency: 1,
+          pollingIntervalSeconds: config.jobsPollSeconds,
+          ...options,
+        },
+        workerIds: [],
+        ready: null,
+      };
+      queues.set(name, def);
+      if (!started) return Promise.resolve(); // installed at start
+      def.ready = install(def);
+      return def.ready;
+    },
+
+    async send(name, payload, options = {}) {
+      const def = await queueFor(name);
+      const b = running();
+      const { tx, startAfter, ...rest } = options;
+      const sendOptions: PgBoss.SendOptions = { ...rest, ...(startAfter !== undefined ? { startAfter } : {}) };
+      if (!tx) {
+        const id = await b.send(name, payload as object, sendOptions);
+        wakeWorkers(def.name);
+        return id;
+      }
+      const executor = drizzleExecutor(tx);
+      const id = await b.send(name, payload as object, { ...sendOptions, db: executor as PgBoss.Db });
+      // Delivered at commit, dropped on rollback: wakes the workers right after the commit.
+      await executor.executeSql('SELECT pg_notify($1, $2)', [WAKE_CHANNEL, name]);
+      return id;
+    },
+
+    async schedule(name, cron, payload, options = {}) {
+      const timezone = canonicalTimezone(options.timezone ?? 'UTC');
+      if (!timezone) throw new Error(`jobs: invalid time zone "${options.timezone}"`);
+      const problem = cronProblem(cron, timezone);
+      if (problem) throw new Error(`jobs: cron "${cron}" ${problem}`);
+      const apply = async () => {
+        await queueFor(name);
+        await running().schedule(name, cron.trim(), payload as object, { tz: timezone, key: options.key ?? '' });
+      };
+      if (started) await apply();
+      else pendingSchedules.push(apply);
+    },
+
+    async unschedule(name, key = '') {
+      await running().unschedule(name, key);
+    },
+
+    async schedules(name): Promise<ScheduleInfo[]> {
+      const rows = await running().getSchedules();
+      return rows
+        .filter((s) => s.name === name)
+        .map((s) => ({ queue: s.name, key: s.key, cron: s.cron, timezone: s.timezone, data: s.data ?? null }));
+    },
+
+    getJob: async (name, id) => (installed ? findJob(database.db, name, id) : null),
+    deadLetters: async (name, limit = 50) => (installed ? listJobs(database.db, `${name}.dead`, limit) : []),
+    queueStats: async () => (installed ? queueStats(database.db) : []),
+
+    registerSystemTask(task) {
+      if (!QUEUE_NAME.test(task.name)) throw new Error(`jobs: invalid system task name "${task.name}"`);
+      if (tasks.has(task.name)) throw new Error(`jobs: system task "${task.name}" is registered twice`);
+      if (task.schedule) {
+        const problem = cronProblem(task.schedule, task.timezone ?? 'UTC');
+        if (problem) throw new Error(`jobs: system task "${task.name}": schedule ${problem}`);
+      }
+      tasks.set(task.name, task);
+    },
+    systemTask: (name) => tasks.get(name) ?? null,
+    systemTasks: () => [...tasks.values()].sort((a, b) => a.name.localeCompare(b.name)),
+
+    async start() {
+      if (started) return;
+      boss = createBoss();
+      await boss.start();
+      started = true;
+      installed = true;
+      for (const def of queues.values()) def.ready = install(def);
+      await Promise.all([...queues.values()].map((d) => d.ready));
+      for (const apply of pendingSchedules.splice(0)) await apply();
+      const onWake = (queue: string) => wakeWorkers(queue);
+      wake = pglite
+        ? pgliteWakeListener(pglite, { onWake, log })
+        : postgresWakeListener(config.databaseUrl ?? '', { onWake, log });
+      await wake.start();
+    },
+
+    async stop() {
+      if (!started || !boss) return;
+      await wake?.stop();
+      wake = null;
+      // graceful: workers stop fetching; active jobs get up to the timeout to finish (and may
+      // still send), the rest are failed back to retry so another instance takes them.
+      await boss.stop({ graceful: true, wait: true, timeout: deps.stopTimeoutMs ?? 10_000 });
+      started = false;
+      for (const def of queues.values()) {
+        def.workerIds = [];
+        def.ready = null;
+      }
+      boss = null;
+    },
+  };
+
+  if (deps.registry) registerJobMetrics(deps.registry, () => jobs.queueStats());
+  return jobs;
+}

@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
+import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { type ByteRange, StorageNotFound, type StorageProvider } from './provider.ts';
+
+/**
+ * Objects as files under one root directory (DATA_DIR/files). A key maps to a path below the
+ * root and never outside it. A put streams into `<root>/.tmp/<uuid>` and renames into place,
+ * so a reader sees the old object or the whole new one, never half of it.
+ */
+const KEY = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
+
+export class InvalidStorageKey extends Error {
+  constructor(key: string) {
+    super(`invalid storage key ${JSON.stringify(key)}`);
+  }
+}
+
+/** Checks a key is a relative `a/b/c` path of safe segments (no `..`, `.`, empty or absolute). */
+export function assertSafeKey(key: string): void {
+  if (key.length === 0 || key.length > 1024 || isAbsolute(key) || !KEY.test(key)) throw new InvalidStorageKey(key);
+  for (const part of key.split('/')) if (part === '.' || part === '..') throw new InvalidStorageKey(key);
+}
+
+const isNotFound = (err: unknown) => (err as NodeJS.ErrnoException | null)?.code === 'ENOENT';
+
+export function createLocalProvider(rootDir: string): StorageProvider & { readonly rootDir: string } {
+  const root = resolve(rootDir);
+  const tmpDir = join(root, '.tmp');
+
+  const pathOf = (key: string): string => {
+    assertSafeKey(key);
+    if (key === '.tmp' || key.startsWith('.tmp/')) throw new InvalidStorageKey(key);
+    const full = resolve(root, key);
+    if (!full.startsWith(root + sep)) throw new InvalidStorageKey(key);
+    return full;
+  };
+
+  return {
+    kind: 'local',
+    rootDir: root,
+
+    async put(key, body) {
+      const target = pathOf(key);
+      await mkdir(tmpDir, { recursive: true });
+      const tmp = join(tmpDir, `${randomUUID()}.part`);
+      let size = 0;
+      try {
+        const out = createWriteStream(tmp, { flags: 'wx' });
+        await pipeline(body, out);
+        size = out.bytesWritten;
+        await syncFile(tmp);
+        await mkdir(dirname(target), { recursive: true });
+        await rename(tmp, target);
+      } catch (err) {
+        await unlink(tmp).catch(() => undefined);
+        throw err;
+      }
+      return { size };
+    },
+
+    async get(key, range?: ByteRange): Promise<Readable> {
+      const path = pathOf(key);
+      let handle: Awaited<ReturnType<typeof open>>;
+      try {
+        handle = await open(path, 'r');
+      } catch (err) {
+        if (isNotFound(err)) throw new StorageNotFound(key);
+        throw err;
+      }
+      // The handle is opened first so "not found" is an error of get(), not of the stream.
+      return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
+    },
+
+    async head(key) {
+      try {
+        const s = await stat(pathOf(key));
+        return s.isFile() ? { size: s.size } : null;
+      } catch (err) {
+        if (isNotFound(err)) return null;
+        throw err;
+      }
+    },
+
+    async delete(key) {
+      try {
+        await unlink(pathOf(key));
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    },
+  };
+}
+
+/** fsync: the bytes are on disk before the caller records the object as stored. */
+async function syncFile(path: string): Promise<void> {
+  const fh = await open(path, 'r+');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * A worker process that takes one outbox job and then hangs until it is killed (SIGKILL): a
+ * crash with the job left `active`. Run by test/platform/outbox.test.ts:
+ *   node jobs-crash.child.ts <databaseUrl | -> <dataDir | ->
+ * Prints `TAKEN <jobId> <attempt>` once the handler holds the job.
+ */
+import pino from 'pino';
+import { openDatabase } from '../../src/platform/db/client.ts';
+import { createJobs } from '../../src/platform/jobs/jobs.ts';
+import { CRASH_QUEUE, crashQueueOptions } from './jobs-crash.shared.ts';
+
+const [url, dataDir] = process.argv.slice(2).map((a) => (a === '-' ? null : a));
+const database = await openDatabase({ url: url ?? null, dataDir: dataDir ?? null, poolMax: 2 });
+const jobs = createJobs({
+  database,
+  config: {
+    databaseUrl: url ?? null,
+    databasePoolMax: 2,
+    jobsPollSeconds: 1,
+    jobsCronCheckSeconds: 30,
+    jobsSweepSeconds: 1,
+  },
+  log: pino({ level: 'silent' }),
+});
+await jobs.defineQueue(
+  CRASH_QUEUE,
+  async (_payload, job) => {
+    process.stdout.write(`TAKEN ${job.id} ${job.attempt}\n`);
+    await new Promise(() => {}); // never completes: the process is killed while holding the job
+  },
+  crashQueueOptions,
+);
+await jobs.start();
+await database.db.transaction((tx) => jobs.send(CRASH_QUEUE, { orderId: 42 }, { tx }));
