@@ -8,13 +8,11 @@ import {
   primaryKey,
   serial,
   text,
-  timestamp,
   unique,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import { createdAt, timestamptz } from '../../platform/db/columns.ts';
 import { storageConfigs } from './storage/tables.ts';
-
-const created = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 
 export type GcState = 'live' | 'orphaned' | 'deleting';
 export type FileVisibility = 'public' | 'private' | 'restricted';
@@ -37,8 +35,8 @@ export const fileObjects = pgTable(
     storageKey: text('storage_key').notNull(),
     refCount: integer('ref_count').notNull().default(0),
     gcState: text('gc_state').$type<GcState>().notNull().default('live'),
-    orphanedAt: timestamp('orphaned_at', { withTimezone: true }),
-    createdAt: created(),
+    orphanedAt: timestamptz('orphaned_at'),
+    createdAt: createdAt(),
   },
   (t) => [
     uniqueIndex('file_objects_content')
@@ -65,7 +63,7 @@ export const managedFiles = pgTable(
     size: bigint('size', { mode: 'number' }).notNull(),
     visibility: text('visibility').$type<FileVisibility>().notNull().default('private'),
     ownerUserId: integer('owner_user_id'),
-    createdAt: created(),
+    createdAt: createdAt(),
   },
   (t) => [index('managed_files_tenant').on(t.tenantId, t.id), index('managed_files_object').on(t.objectId)],
 );
@@ -80,7 +78,7 @@ export const fileRefs = pgTable(
       .references(() => managedFiles.id),
     ownerType: text('owner_type').notNull(),
     ownerId: integer('owner_id').notNull(),
-    createdAt: created(),
+    createdAt: createdAt(),
   },
   (t) => [
     unique('file_refs_owner').on(t.fileId, t.ownerType, t.ownerId),
@@ -108,8 +106,8 @@ export const fileUploadSessions = pgTable(
     storageConfigId: integer('storage_config_id').references(() => storageConfigs.id, { onDelete: 'restrict' }),
     status: text('status').$type<UploadSessionStatus>().notNull().default('open'),
     fileId: integer('file_id'),
-    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
-    createdAt: created(),
+    expiresAt: timestamptz('expires_at').notNull(),
+    createdAt: createdAt(),
   },
   (t) => [index('file_upload_sessions_expiry').on(t.expiresAt)],
 );

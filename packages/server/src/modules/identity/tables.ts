@@ -1,9 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, pgTable, primaryKey, serial, text, timestamp, unique } from 'drizzle-orm/pg-core';
-
-const ts = (name: string) => timestamp(name, { withTimezone: true });
-const created = () => ts('created_at').notNull().defaultNow();
-const updated = () => ts('updated_at').notNull().defaultNow();
+import { boolean, index, integer, pgTable, primaryKey, serial, text, unique } from 'drizzle-orm/pg-core';
+import { createdAt, timestamptz, updatedAt } from '../../platform/db/columns.ts';
 
 /** Tenants are platform-level rows; they are disabled, never deleted (docs/decisions/0002). */
 export const tenants = pgTable('tenants', {
@@ -11,10 +8,10 @@ export const tenants = pgTable('tenants', {
   code: text('code').notNull().unique(),
   name: text('name').notNull(),
   status: text('status').$type<'active' | 'disabled'>().notNull().default('active'),
-  expiresAt: ts('expires_at'),
+  expiresAt: timestamptz('expires_at'),
   remark: text('remark').notNull().default(''),
-  createdAt: created(),
-  updatedAt: updated(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
 });
 
 export const users = pgTable(
@@ -31,13 +28,13 @@ export const users = pgTable(
     status: text('status').$type<'active' | 'disabled'>().notNull().default('active'),
     isSuper: boolean('is_super').notNull().default(false),
     failedLoginCount: integer('failed_login_count').notNull().default(0),
-    lockedUntil: ts('locked_until'),
-    passwordChangedAt: ts('password_changed_at'),
-    lastLoginAt: ts('last_login_at'),
+    lockedUntil: timestamptz('locked_until'),
+    passwordChangedAt: timestamptz('password_changed_at'),
+    lastLoginAt: timestamptz('last_login_at'),
     lastLoginIp: text('last_login_ip'),
     remark: text('remark').notNull().default(''),
-    createdAt: created(),
-    updatedAt: updated(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
   (t) => [
     unique('users_tenant_username').on(t.tenantId, t.username).nullsNotDistinct(),
@@ -56,8 +53,8 @@ export const roles = pgTable(
     status: text('status').$type<'active' | 'disabled'>().notNull().default('active'),
     sort: integer('sort').notNull().default(0),
     remark: text('remark').notNull().default(''),
-    createdAt: created(),
-    updatedAt: updated(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
   (t) => [unique('roles_tenant_code').on(t.tenantId, t.code).nullsNotDistinct()],
 );
@@ -75,8 +72,8 @@ export const menus = pgTable('menus', {
   sort: integer('sort').notNull().default(0),
   hidden: boolean('hidden').notNull().default(false),
   status: text('status').$type<'active' | 'disabled'>().notNull().default('active'),
-  createdAt: created(),
-  updatedAt: updated(),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
 });
 
 export const roleMenus = pgTable(
@@ -117,8 +114,8 @@ export const departments = pgTable(
     headUserId: integer('head_user_id'),
     sort: integer('sort').notNull().default(0),
     status: text('status').$type<'active' | 'disabled'>().notNull().default('active'),
-    createdAt: created(),
-    updatedAt: updated(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
   (t) => [
     index('departments_tenant_parent').on(t.tenantId, t.parentId),
@@ -136,8 +133,8 @@ export const positions = pgTable(
     sort: integer('sort').notNull().default(0),
     status: text('status').$type<'active' | 'disabled'>().notNull().default('active'),
     remark: text('remark').notNull().default(''),
-    createdAt: created(),
-    updatedAt: updated(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
   (t) => [unique('positions_tenant_code').on(t.tenantId, t.code).nullsNotDistinct()],
 );
@@ -162,8 +159,8 @@ export const userGroups = pgTable(
     tenantId: integer('tenant_id'),
     name: text('name').notNull(),
     remark: text('remark').notNull().default(''),
-    createdAt: created(),
-    updatedAt: updated(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
   (t) => [unique('user_groups_tenant_name').on(t.tenantId, t.name).nullsNotDistinct()],
 );
@@ -192,10 +189,10 @@ export const userSessions = pgTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     ip: text('ip').notNull(),
     userAgent: text('user_agent').notNull().default(''),
-    createdAt: created(),
-    lastActiveAt: ts('last_active_at').notNull().defaultNow(),
-    expiresAt: ts('expires_at').notNull(),
-    revokedAt: ts('revoked_at'),
+    createdAt: createdAt(),
+    lastActiveAt: timestamptz('last_active_at').notNull().defaultNow(),
+    expiresAt: timestamptz('expires_at').notNull(),
+    revokedAt: timestamptz('revoked_at'),
     revokeReason: text('revoke_reason'),
   },
   (t) => [index('user_sessions_user').on(t.userId), index('user_sessions_tenant_active').on(t.tenantId, t.expiresAt)],
@@ -208,8 +205,8 @@ export const refreshTokens = pgTable('refresh_tokens', {
     .notNull()
     .references(() => userSessions.id, { onDelete: 'cascade' }),
   tokenHash: text('token_hash').notNull().unique(),
-  createdAt: created(),
-  usedAt: ts('used_at'),
+  createdAt: createdAt(),
+  usedAt: timestamptz('used_at'),
 });
 
 export const loginLogs = pgTable(
@@ -223,7 +220,7 @@ export const loginLogs = pgTable(
     userAgent: text('user_agent').notNull().default(''),
     success: boolean('success').notNull(),
     reason: text('reason').notNull(),
-    createdAt: created(),
+    createdAt: createdAt(),
   },
   (t) => [index('login_logs_tenant_time').on(t.tenantId, t.createdAt), index('login_logs_user').on(t.userId)],
 );

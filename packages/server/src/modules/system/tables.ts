@@ -1,7 +1,5 @@
-import { boolean, index, integer, pgTable, serial, text, timestamp, unique } from 'drizzle-orm/pg-core';
-
-const created = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
-const updated = () => timestamp('updated_at', { withTimezone: true }).notNull().defaultNow();
+import { boolean, index, integer, pgTable, serial, text, unique } from 'drizzle-orm/pg-core';
+import { createdAt, timestamptz, updatedAt } from '../../platform/db/columns.ts';
 
 export const dictTypes = pgTable(
   'dict_types',
@@ -12,8 +10,8 @@ export const dictTypes = pgTable(
     name: text('name').notNull(),
     status: text('status').$type<'active' | 'disabled'>().notNull().default('active'),
     remark: text('remark').notNull().default(''),
-    createdAt: created(),
-    updatedAt: updated(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
   (t) => [unique('dict_types_tenant_code').on(t.tenantId, t.code).nullsNotDistinct()],
 );
@@ -31,8 +29,8 @@ export const dictItems = pgTable(
     sort: integer('sort').notNull().default(0),
     status: text('status').$type<'active' | 'disabled'>().notNull().default('active'),
     remark: text('remark').notNull().default(''),
-    createdAt: created(),
-    updatedAt: updated(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
   (t) => [unique('dict_items_type_value').on(t.typeId, t.value)],
 );
@@ -47,8 +45,8 @@ export const systemConfigs = pgTable(
     name: text('name').notNull(),
     builtin: boolean('builtin').notNull().default(false),
     remark: text('remark').notNull().default(''),
-    createdAt: created(),
-    updatedAt: updated(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
   (t) => [unique('system_configs_tenant_key').on(t.tenantId, t.key).nullsNotDistinct()],
 );
@@ -63,10 +61,10 @@ export const notices = pgTable(
     content: text('content').notNull(),
     type: text('type').$type<'notice' | 'announcement'>().notNull().default('notice'),
     status: text('status').$type<'draft' | 'published' | 'withdrawn'>().notNull().default('draft'),
-    publishedAt: timestamp('published_at', { withTimezone: true }),
+    publishedAt: timestamptz('published_at'),
     createdBy: integer('created_by'),
-    createdAt: created(),
-    updatedAt: updated(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
   (t) => [index('notices_tenant_status').on(t.tenantId, t.status, t.publishedAt)],
 );
@@ -88,7 +86,7 @@ export const operationLogs = pgTable(
     userAgent: text('user_agent').notNull().default(''),
     durationMs: integer('duration_ms').notNull(),
     requestId: text('request_id').notNull(),
-    createdAt: created(),
+    createdAt: createdAt(),
   },
   (t) => [
     index('operation_logs_tenant_time').on(t.tenantId, t.createdAt),

@@ -1,8 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { boolean, integer, jsonb, pgTable, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-
-const created = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
-const updated = () => timestamp('updated_at', { withTimezone: true }).notNull().defaultNow();
+import { boolean, integer, jsonb, pgTable, serial, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { createdAt, updatedAt } from '../../../platform/db/columns.ts';
 
 /** Non-secret settings of a storage configuration; the secret lives in `secret_encrypted`. */
 /** Local configurations keep their objects under DATA_DIR/storage/config-<id>; nothing to set. */
@@ -35,8 +33,8 @@ export const storageConfigs = pgTable(
     isDefault: boolean('is_default').notNull().default(false),
     status: text('status').$type<'active' | 'disabled'>().notNull().default('active'),
     remark: text('remark').notNull().default(''),
-    createdAt: created(),
-    updatedAt: updated(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
   },
   (t) => [
     uniqueIndex('storage_configs_tenant_name').on(sql`coalesce(${t.tenantId}, 0)`, t.name),
