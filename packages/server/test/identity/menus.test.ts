@@ -65,6 +65,8 @@ describe('seed', () => {
       'Dictionaries',
       'System configs',
       'Notices',
+      'Files',
+      'Storage',
       'Settings',
     ]);
     const usersMenu = named(system.children, 'Users');
@@ -79,8 +81,19 @@ describe('seed', () => {
       'Operation logs',
       'Server monitor',
       'Dashboard',
+      'Tasks',
     ]);
-    expect(named(tree, 'Platform').children.map((n) => n.name)).toEqual(['Tenants']);
+    expect(named(tree, 'Platform').children.map((n) => n.name)).toEqual(['Tenants', 'Cron jobs']);
+    // Every code on a menu node guards a real route: a role bound to menus gets usable permissions.
+    const codes: string[] = [];
+    const walk = (nodes: Node[]) => {
+      for (const n of nodes) {
+        if (n.permission) codes.push(n.permission);
+        walk(n.children);
+      }
+    };
+    walk(tree);
+    expect(codes.filter((c) => !t.app.permissionCodes.has(c))).toEqual([]);
     const hidden = tree.filter((n) => n.hidden);
     expect(hidden.map((n) => [n.name, (n as unknown as { path: string }).path])).toEqual([
       ['Profile', '/profile'],

@@ -62,6 +62,11 @@ export const MENU_TREE: SeedNode[] = [
         ...crudButtons('notice'),
         button('Publish', 'system:notice:publish'),
       ]),
+      page('Files', '/system/files', 'folder', 'system:file:list', [
+        button('Upload', 'system:file:upload'),
+        button('Delete', 'system:file:delete'),
+      ]),
+      page('Storage', '/system/storage', 'database', 'system:storage:list', crudButtons('storage')),
       // Each settings module has its own {module}:setting:view|edit codes, checked by the API.
       page('Settings', '/system/settings', 'control', undefined),
     ],
@@ -79,6 +84,8 @@ export const MENU_TREE: SeedNode[] = [
       page('Operation logs', '/monitor/operation-logs', 'file-text', 'monitor:operation-log:list'),
       page('Server monitor', '/monitor/server', 'cloud-server', 'monitor:server:view'),
       page('Dashboard', '/monitor/dashboard', 'dashboard', 'dashboard:stats:view'),
+      // The task center lists each user's own tasks; it needs no permission of its own.
+      page('Tasks', '/monitor/tasks', 'schedule', undefined),
     ],
   },
   {
@@ -90,6 +97,10 @@ export const MENU_TREE: SeedNode[] = [
       page('Tenants', '/platform/tenants', 'shop', 'platform:tenant:list', [
         button('Create', 'platform:tenant:create'),
         button('Update', 'platform:tenant:update'),
+      ]),
+      page('Cron jobs', '/platform/cron-jobs', 'field-time', 'platform:cron:list', [
+        ...crudButtons('cron', 'platform'),
+        button('Run now', 'platform:cron:run'),
       ]),
     ],
   },
