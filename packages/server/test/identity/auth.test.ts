@@ -174,6 +174,7 @@ describe('rate limits', () => {
     const res = await call(r.app, 'POST', '/api/auth/login', { body: { username: 'victim', password: 'guess-guess' } });
     expect(res.json().error).toBe('request.rate_limited');
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    expect(res.json().retryAfter).toBe(Number(res.headers['retry-after']));
   });
 
   it('limits attempts per IP across accounts', async () => {

@@ -90,6 +90,8 @@ describe('route rate limits', () => {
     expect(Number.isInteger(retryAfter)).toBe(true);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
+    // the envelope carries the same wait, for clients that cannot read headers
+    expect(res.json().retryAfter).toBe(retryAfter);
   });
 
   it('counts each IP and each operation apart', async () => {

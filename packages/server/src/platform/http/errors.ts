@@ -10,18 +10,22 @@ export class AppError extends Error {
   readonly key: string;
   readonly details: FieldError[] | undefined;
   readonly headers: Record<string, string> | undefined;
+  /** seconds a client should wait before retrying (429, 503); also sent as `Retry-After` */
+  readonly retryAfter: number | undefined;
 
   constructor(
     status: number,
     key: string,
     message: string,
-    opts?: { details?: FieldError[]; headers?: Record<string, string> },
+    opts?: { details?: FieldError[]; headers?: Record<string, string>; retryAfter?: number },
   ) {
     super(message);
     this.status = status;
     this.key = key;
     this.details = opts?.details;
-    this.headers = opts?.headers;
+    this.retryAfter = opts?.retryAfter;
+    this.headers =
+      opts?.retryAfter === undefined ? opts?.headers : { ...opts?.headers, 'retry-after': String(opts.retryAfter) };
   }
 }
 
@@ -47,7 +51,7 @@ export const httpErrors = {
     new AppError(403, 'license.feature_disabled', `The licence does not include the feature "${feature}"`),
   rateLimited: (retryAfterSeconds: number) =>
     new AppError(429, 'request.rate_limited', 'Too many requests, try again later', {
-      headers: { 'retry-after': String(retryAfterSeconds) },
+      retryAfter: retryAfterSeconds,
     }),
   internal: () => new AppError(500, 'internal.error', 'Internal server error'),
 };

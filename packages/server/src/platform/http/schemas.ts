@@ -12,6 +12,9 @@ export const ErrorBody = Type.Object(
     error: Type.String({ description: '<module>.<reason>' }),
     message: Type.String(),
     details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+    retryAfter: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'seconds to wait before retrying (429); also the Retry-After header' }),
+    ),
     requestId: Type.String(),
   },
   { $id: 'ErrorBody', title: 'Error' },

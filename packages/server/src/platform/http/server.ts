@@ -117,6 +117,7 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
       error: appErr.key,
       message: appErr.message,
       ...(appErr.details ? { details: appErr.details } : {}),
+      ...(appErr.retryAfter !== undefined ? { retryAfter: appErr.retryAfter } : {}),
       requestId: req.id,
     });
   });
