@@ -10,7 +10,7 @@ import { storageConfigs } from '../../src/modules/files/storage/tables.ts';
 import { createStorageResolver, type StorageResolver } from '../../src/modules/files/storage-resolver.ts';
 import { createS3Provider } from '../../src/platform/storage/s3.ts';
 import { createTestApp, call as rawCall, type TestApp } from '../helpers/app.ts';
-import { expectError, rowCount } from '../helpers/assert.ts';
+import { createVia, expectError, rowCount } from '../helpers/assert.ts';
 import { createTenant, createUserWithPermissions, type TenantFixture } from '../helpers/fixtures.ts';
 import { S3_SECRET, startS3rver, type TestS3 } from './storage-s3rver.ts';
 
@@ -74,11 +74,7 @@ const s3Body = (name: string, extra: Record<string, unknown> = {}, settings: Rec
 const rowOf = async (id: number) =>
   (await t.database.db.select().from(storageConfigs).where(eq(storageConfigs.id, id)))[0];
 
-async function create(token: string, body: object): Promise<number> {
-  const res = await call(t.app, 'POST', '/api/storage-configs', { token, body });
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json().data.id;
-}
+const create = (token: string, body: object) => createVia(t, '/api/storage-configs', token, body);
 
 describe('storage configurations', () => {
   it('creates an S3 configuration: the secret is stored encrypted and answered only as hasSecret', async () => {

@@ -25,3 +25,28 @@ export async function rowById<T extends PgTable & { id: PgColumn }>(t: TestApp, 
     .where(eq(table.id, id));
   return r as T['$inferSelect'] | undefined;
 }
+
+/** Creates a resource through the API, asserting 201; returns its id. */
+export async function createVia(
+  t: TestApp,
+  url: string,
+  token: string,
+  body: object,
+  tenantId?: number,
+): Promise<number> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url,
+    payload: body,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(tenantId !== undefined ? { 'x-tenant-id': String(tenantId) } : {}),
+    },
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().data.id;
+}
+
+/** The `field` of every entry in an error's `details`. */
+export const fieldsOf = (res: { json(): { details?: { field: string }[] } }) =>
+  (res.json().details ?? []).map((d) => d.field);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { departmentHead, subtreeIds } from '../../src/modules/identity/departments-service.ts';
 import { departments, users } from '../../src/modules/identity/tables.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
-import { rowById, rowCount } from '../helpers/assert.ts';
+import { createVia, rowById, rowCount } from '../helpers/assert.ts';
 import { createTenant, createUserWithPermissions, type TenantFixture } from '../helpers/fixtures.ts';
 
 let t: TestApp;
@@ -16,11 +16,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-async function create(token: string, body: object): Promise<number> {
-  const res = await call(t.app, 'POST', '/api/departments', { token, body });
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json().data.id;
-}
+const create = (token: string, body: object) => createVia(t, '/api/departments', token, body);
 
 async function userIn(tenantId: number, username: string, departmentId: number | null = null) {
   const [u] = await t.database.db

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userGroupMembers, userGroups, users } from '../../src/modules/identity/tables.ts';
 import { groupIdsOfUser } from '../../src/modules/identity/user-groups-service.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
-import { rowCount } from '../helpers/assert.ts';
+import { createVia, rowCount } from '../helpers/assert.ts';
 import { createTenant, createUserWithPermissions, type TenantFixture } from '../helpers/fixtures.ts';
 
 let t: TestApp;
@@ -16,11 +16,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-async function create(token: string, body: object): Promise<number> {
-  const res = await call(t.app, 'POST', '/api/user-groups', { token, body });
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json().data.id;
-}
+const create = (token: string, body: object) => createVia(t, '/api/user-groups', token, body);
 
 async function userIn(tenantId: number, username: string) {
   const [u] = await t.database.db

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findMember } from '../../src/modules/member/index.ts';
 import { members } from '../../src/modules/member/tables.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
-import { rowById, rowCount } from '../helpers/assert.ts';
+import { createVia, rowById, rowCount } from '../helpers/assert.ts';
 import { createTenant, createUserWithPermissions, type TenantFixture } from '../helpers/fixtures.ts';
 
 let t: TestApp;
@@ -15,11 +15,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-async function create(token: string, body: object): Promise<number> {
-  const res = await call(t.app, 'POST', '/api/members', { token, body });
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json().data.id;
-}
+const create = (token: string, body: object) => createVia(t, '/api/members', token, body);
 
 describe('members', () => {
   it('creates, reads, lists with keyword and status, updates and deletes', async () => {

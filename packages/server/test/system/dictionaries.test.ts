@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dictItems, dictTypes } from '../../src/modules/system/tables.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
+import { createVia, fieldsOf } from '../helpers/assert.ts';
 import { createTenant, createUserWithPermissions, type TenantFixture } from '../helpers/fixtures.ts';
 
 let t: TestApp;
@@ -17,19 +18,10 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const fields = (res: { json(): { details?: { field: string }[] } }) => (res.json().details ?? []).map((d) => d.field);
+const createType = (token: string, body: object, tenantId?: number) =>
+  createVia(t, '/api/dict-types', token, body, tenantId);
 
-async function createType(token: string, body: object, tenantId?: number): Promise<number> {
-  const res = await call(t.app, 'POST', '/api/dict-types', { token, body, tenantId });
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json().data.id;
-}
-
-async function createItem(token: string, body: object): Promise<number> {
-  const res = await call(t.app, 'POST', '/api/dict-items', { token, body });
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json().data.id;
-}
+const createItem = (token: string, body: object) => createVia(t, '/api/dict-items', token, body);
 
 describe('dictionary types', () => {
   it('creates, reads, lists with filters, updates and deletes a type (its items go with it)', async () => {
@@ -72,7 +64,7 @@ describe('dictionary types', () => {
     });
     expect(again.statusCode).toBe(409);
     expect(again.json().error).toBe('system.dict_type_exists');
-    expect(fields(again)).toEqual(['code']);
+    expect(fieldsOf(again)).toEqual(['code']);
     await createType(other.adminToken, { code: 'dup_code', name: 'Other tenant' });
 
     const second = await createType(t.demoAdminToken, { code: 'dup_code_2', name: 'Two' });
@@ -91,7 +83,7 @@ describe('dictionary types', () => {
     });
     expect(res.statusCode).toBe(400);
     expect(res.json().error).toBe('request.validation_failed');
-    expect(fields(res)).toEqual(expect.arrayContaining(['code', 'name', 'status']));
+    expect(fieldsOf(res)).toEqual(expect.arrayContaining(['code', 'name', 'status']));
     expect(await t.database.db.select().from(dictTypes).where(eq(dictTypes.code, '1 bad'))).toHaveLength(0);
 
     const id = await createType(t.demoAdminToken, { code: 'bad_update', name: 'Keep' });
@@ -100,7 +92,7 @@ describe('dictionary types', () => {
       body: { name: 'x'.repeat(65) },
     });
     expect(upd.statusCode).toBe(400);
-    expect(fields(upd)).toEqual(['name']);
+    expect(fieldsOf(upd)).toEqual(['name']);
     const [row] = await t.database.db.select().from(dictTypes).where(eq(dictTypes.id, id));
     expect(row?.name).toBe('Keep');
   });
@@ -167,7 +159,7 @@ describe('dictionary items', () => {
     });
     expect(dup.statusCode).toBe(409);
     expect(dup.json().error).toBe('system.dict_item_exists');
-    expect(fields(dup)).toEqual(['value']);
+    expect(fieldsOf(dup)).toEqual(['value']);
 
     const list = await call(t.app, 'GET', `/api/dict-items?typeId=${typeA}`, { token });
     expect(list.json().data.list.map((i: { id: number }) => i.id)).toEqual([id]);
@@ -191,7 +183,7 @@ describe('dictionary items', () => {
         body: { typeId, label: 'X', value: 'x' },
       });
       expect(res.statusCode).toBe(400);
-      expect(fields(res)).toEqual(['typeId']);
+      expect(fieldsOf(res)).toEqual(['typeId']);
     }
     expect(await t.database.db.select().from(dictItems).where(eq(dictItems.typeId, foreignType))).toHaveLength(0);
 
@@ -202,7 +194,7 @@ describe('dictionary items', () => {
       body: { typeId: foreignType },
     });
     expect(move.statusCode).toBe(400);
-    expect(fields(move)).toEqual(['typeId']);
+    expect(fieldsOf(move)).toEqual(['typeId']);
     const [row] = await t.database.db.select().from(dictItems).where(eq(dictItems.id, id));
     expect(row?.typeId).toBe(own);
   });
@@ -214,7 +206,7 @@ describe('dictionary items', () => {
       body: { typeId, value: '', sort: -1 },
     });
     expect(res.statusCode).toBe(400);
-    expect(fields(res)).toEqual(expect.arrayContaining(['label', 'value', 'sort']));
+    expect(fieldsOf(res)).toEqual(expect.arrayContaining(['label', 'value', 'sort']));
     expect(await t.database.db.select().from(dictItems).where(eq(dictItems.typeId, typeId))).toHaveLength(0);
   });
 
@@ -278,7 +270,7 @@ describe('GET /api/dict-types/:code/items', () => {
     expect(unknown.json().error).toBe('system.dict_type_not_found');
     const bad = await call(t.app, 'GET', '/api/dict-types/-bad-/items', { token: nobody.token });
     expect(bad.statusCode).toBe(400);
-    expect(fields(bad)).toEqual(['code']);
+    expect(fieldsOf(bad)).toEqual(['code']);
     expect((await call(t.app, 'GET', '/api/dict-types/gender/items')).statusCode).toBe(401);
   });
 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notices } from '../../src/modules/system/tables.ts';
 import { realtimeEvents } from '../../src/platform/realtime/tables.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
+import { fieldsOf } from '../helpers/assert.ts';
 import { createTenant, createUserWithPermissions, type TenantFixture } from '../helpers/fixtures.ts';
 
 let t: TestApp;
@@ -18,7 +19,6 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const fields = (res: { json(): { details?: { field: string }[] } }) => (res.json().details ?? []).map((d) => d.field);
 const rowOf = async (id: number) => (await t.database.db.select().from(notices).where(eq(notices.id, id)))[0];
 
 async function createNotice(token: string, body: object = {}): Promise<number> {
@@ -117,19 +117,19 @@ describe('notices', () => {
       body: { title: 'x'.repeat(201), content: '', type: 'memo' },
     });
     expect(res.statusCode).toBe(400);
-    expect(fields(res)).toEqual(expect.arrayContaining(['title', 'content', 'type']));
+    expect(fieldsOf(res)).toEqual(expect.arrayContaining(['title', 'content', 'type']));
     const onlyScript = await call(t.app, 'POST', '/api/notices', {
       token: t.demoAdminToken,
       body: { title: 'T', content: '<script>x()</script>' },
     });
     expect(onlyScript.statusCode).toBe(400);
-    expect(fields(onlyScript)).toEqual(['content']);
+    expect(fieldsOf(onlyScript)).toEqual(['content']);
     expect((await t.database.db.select().from(notices)).length).toBe(before);
 
     const id = await createNotice(t.demoAdminToken, { title: 'Keep me' });
     const upd = await call(t.app, 'PUT', `/api/notices/${id}`, { token: t.demoAdminToken, body: { title: '' } });
     expect(upd.statusCode).toBe(400);
-    expect(fields(upd)).toEqual(['title']);
+    expect(fieldsOf(upd)).toEqual(['title']);
     expect((await rowOf(id))?.title).toBe('Keep me');
   });
 
@@ -294,7 +294,7 @@ describe('DELETE /api/notices/batch', () => {
     for (const ids of [[], [1, 1], ['x']]) {
       const res = await call(t.app, 'DELETE', '/api/notices/batch', { token: t.demoAdminToken, body: { ids } });
       expect(res.statusCode).toBe(400);
-      expect(fields(res)[0]).toMatch(/^ids/);
+      expect(fieldsOf(res)[0]).toMatch(/^ids/);
     }
   });
 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationStats } from '../../src/modules/system/index.ts';
 import { operationLogs } from '../../src/modules/system/tables.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
+import { fieldsOf } from '../helpers/assert.ts';
 import { createTenant, createUserWithPermissions, type TenantFixture } from '../helpers/fixtures.ts';
 
 let t: TestApp;
@@ -18,7 +19,6 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const fields = (res: { json(): { details?: { field: string }[] } }) => (res.json().details ?? []).map((d) => d.field);
 /** Log rows are written after the response; wait for the writes in flight. */
 const settled = () => t.app.system.operationLogsIdle();
 const logsOf = async (requestId: string) => {
@@ -148,7 +148,7 @@ describe('GET /api/operation-logs', () => {
       token: auditor.token,
     });
     expect(res.statusCode).toBe(400);
-    expect(fields(res)).toEqual(expect.arrayContaining(['statusCode', 'from', 'pageSize']));
+    expect(fieldsOf(res)).toEqual(expect.arrayContaining(['statusCode', 'from', 'pageSize']));
   });
 
   it('answers 403 without monitor:operation-log:list', async () => {
@@ -177,7 +177,7 @@ describe('GET /api/profile/operation-logs', () => {
     expect((auditors.json().data.list as { userId: number }[]).every((r) => r.userId === auditor.userId)).toBe(true);
     const bad = await call(t.app, 'GET', '/api/profile/operation-logs?to=soon', { token: nobody.token });
     expect(bad.statusCode).toBe(400);
-    expect(fields(bad)).toEqual(['to']);
+    expect(fieldsOf(bad)).toEqual(['to']);
     expect((await call(t.app, 'GET', '/api/profile/operation-logs')).statusCode).toBe(401);
   });
 });

@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingsValues } from '../../src/platform/settings/tables.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
+import { fieldsOf } from '../helpers/assert.ts';
 import { createTenant, createUserWithPermissions, type TenantFixture } from '../helpers/fixtures.ts';
 
 let t: TestApp;
@@ -19,7 +20,6 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const fields = (res: { json(): { details?: { field: string }[] } }) => (res.json().details ?? []).map((d) => d.field);
 const storedRows = () => t.database.db.select().from(settingsValues).where(eq(settingsValues.module, 'security'));
 const values = async (token: string) =>
   (await call(t.app, 'GET', '/api/settings/security', { token })).json().data.values;
@@ -107,8 +107,8 @@ describe('PUT /api/settings/:module', () => {
     });
     expect(res.statusCode).toBe(400);
     expect(res.json().error).toBe('request.validation_failed');
-    expect(fields(res)).toEqual(expect.arrayContaining(['passwordMinLength', 'lockMinutes', 'unknownField']));
-    expect(fields(res)).not.toContain('captchaEnabled');
+    expect(fieldsOf(res)).toEqual(expect.arrayContaining(['passwordMinLength', 'lockMinutes', 'unknownField']));
+    expect(fieldsOf(res)).not.toContain('captchaEnabled');
     expect(JSON.stringify(await storedRows())).toBe(before);
     const notObject = await call(t.app, 'PUT', '/api/settings/security', { token: a.adminToken, body: [1] });
     expect(notObject.statusCode).toBe(400);
@@ -153,7 +153,7 @@ describe('GET /api/settings/me and /api/settings/public', () => {
     expect(res.json().data).toEqual({ security: { captchaEnabled: false, passwordMinLength: 10 } });
     const bad = await call(t.app, 'GET', `/api/settings/public?tenantCode=${'x'.repeat(65)}`);
     expect(bad.statusCode).toBe(400);
-    expect(fields(bad)).toEqual(['tenantCode']);
+    expect(fieldsOf(bad)).toEqual(['tenantCode']);
   });
 
   it('gives a tenant sign-in page that tenant’s public values; an unknown code gets the platform’s', async () => {

@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemConfigs } from '../../src/modules/system/tables.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
+import { createVia, fieldsOf } from '../helpers/assert.ts';
 import { createTenant, createUserWithPermissions, type TenantFixture } from '../helpers/fixtures.ts';
 
 let t: TestApp;
@@ -17,15 +18,10 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const fields = (res: { json(): { details?: { field: string }[] } }) => (res.json().details ?? []).map((d) => d.field);
 const rowOf = async (id: number) =>
   (await t.database.db.select().from(systemConfigs).where(eq(systemConfigs.id, id)))[0];
 
-async function createConfig(token: string, body: object): Promise<number> {
-  const res = await call(t.app, 'POST', '/api/system-configs', { token, body });
-  expect(res.statusCode, res.body).toBe(201);
-  return res.json().data.id;
-}
+const createConfig = (token: string, body: object) => createVia(t, '/api/system-configs', token, body);
 
 describe('system configs', () => {
   it('creates, reads, lists, updates and deletes an entry', async () => {
@@ -55,7 +51,7 @@ describe('system configs', () => {
     });
     expect(again.statusCode).toBe(409);
     expect(again.json().error).toBe('system.config_exists');
-    expect(fields(again)).toEqual(['key']);
+    expect(fieldsOf(again)).toEqual(['key']);
     await createConfig(other.adminToken, { key: 'dup.key', value: '3', name: 'Dup elsewhere' });
   });
 
@@ -88,7 +84,7 @@ describe('system configs', () => {
       body: { key: 'has space', name: '' },
     });
     expect(res.statusCode).toBe(400);
-    expect(fields(res)).toEqual(expect.arrayContaining(['key', 'name', 'value']));
+    expect(fieldsOf(res)).toEqual(expect.arrayContaining(['key', 'name', 'value']));
     expect(await t.database.db.select().from(systemConfigs).where(eq(systemConfigs.key, 'has space'))).toHaveLength(0);
 
     const id = await createConfig(t.demoAdminToken, { key: 'bad.update', value: 'keep', name: 'Keep' });
@@ -97,7 +93,7 @@ describe('system configs', () => {
       body: { value: 'x'.repeat(4001) },
     });
     expect(upd.statusCode).toBe(400);
-    expect(fields(upd)).toEqual(['value']);
+    expect(fieldsOf(upd)).toEqual(['value']);
     expect((await rowOf(id))?.value).toBe('keep');
   });
 
