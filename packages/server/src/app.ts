@@ -5,7 +5,8 @@ import type { Config } from './config.ts';
 import { createFilesModule } from './modules/files/index.ts';
 import { identityStats } from './modules/identity/identity-stats.ts';
 import { createIdentityModule, type IdentityModule } from './modules/identity/index.ts';
-import { createMemberModule } from './modules/member/index.ts';
+import { createMemberModule, memberContacts } from './modules/member/index.ts';
+import { createMessagingModule, type MessagingModule } from './modules/messaging/index.ts';
 import { createOpsModule } from './modules/ops/index.ts';
 import { createSchedulerModule } from './modules/scheduler/index.ts';
 import { createSystemModule, operationStats } from './modules/system/index.ts';
@@ -41,6 +42,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     ctx: AppContext;
     identity: IdentityModule;
+    messaging: MessagingModule;
     /** every permission code a route declares, templates expanded (`security:setting:view`) */
     permissionCodes: ReadonlySet<string>;
   }
@@ -88,11 +90,31 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const scheduler = createSchedulerModule(ctx);
   const files = createFilesModule(ctx);
   const tasks = createTasksModule(ctx, { files, exportOperationLogs: system.exportOperationLogs });
+  const messaging = createMessagingModule(ctx, {
+    userContacts: identity.userContacts,
+    memberContacts: (tenantId, ids) => memberContacts(ctx.db, { tenantId }, ids),
+    usersByTargets: identity.usersByTargets,
+    targetsOfUser: identity.targetsOfUser,
+    missingTargets: identity.missingTargets,
+    activeUsers: identity.activeUsers,
+  });
+  // The task center's completion events reach their owners through the notification center.
+  tasks.onTaskFinished(async (e) => {
+    if (e.event !== 'platform.export.finished') return;
+    await messaging.notify('platform.export.finished', {
+      tenantId: e.tenantId,
+      recipients: [{ type: 'user', id: e.ownerUserId }],
+      variables: { taskName: e.kind, status: e.status, ...(e.error ? { detail: e.error } : {}) },
+      link: `/monitor/tasks?id=${e.taskId}`,
+      idempotencyKey: `task:${e.taskId}`,
+    });
+  });
   if (config.captchaEnabled !== null) settingsRegistry.setDefault('security', 'captchaEnabled', config.captchaEnabled);
 
   const app = createHttpServer({ config, logger, metrics, license, cache, resolveAuth: identity.resolveAuth });
   app.decorate('ctx', ctx);
   app.decorate('identity', identity);
+  app.decorate('messaging', messaging);
   const declared = new Set<string>();
   app.addHook('onRoute', (r) => {
     if (r.config?.permission) declared.add(r.config.permission);
@@ -107,6 +129,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await scheduler.register(app);
   await files.register(app);
   await tasks.register(app);
+  await messaging.register(app);
   ctx.realtime.register(app, identity.resolveAuth);
   await deps.extraRoutes?.(app);
   await registerDocsRoutes(app);

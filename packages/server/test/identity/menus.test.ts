@@ -53,7 +53,7 @@ async function menuRow(id: number) {
 describe('seed', () => {
   it('seeds the console tree with buttons, the platform part and two hidden personal pages', async () => {
     const tree = (await call(t.app, 'GET', '/api/menus', { token: t.adminToken })).json().data as Node[];
-    expect(tree.filter((n) => !n.hidden).map((n) => n.name)).toEqual(['System', 'Monitor', 'Platform']);
+    expect(tree.filter((n) => !n.hidden).map((n) => n.name)).toEqual(['System', 'Messaging', 'Monitor', 'Platform']);
     const system = named(tree, 'System');
     expect(system.children.map((n) => n.name)).toEqual([
       'Users',

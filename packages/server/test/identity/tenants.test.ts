@@ -130,6 +130,7 @@ describe('POST /api/tenants', () => {
     expect(me.permissions.some((p: string) => p.startsWith('platform:'))).toBe(false);
     expect(me.menus.map((m: { name: string }) => m.name)).toEqual([
       'System',
+      'Messaging',
       'Monitor',
       'Profile',
       'Notification center',

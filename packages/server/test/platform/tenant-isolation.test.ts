@@ -4,6 +4,9 @@ import { managedFileRow } from '../files/files-helpers.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { createTenant, type TenantFixture } from '../helpers/fixtures.ts';
 import { sampleOf } from '../helpers/sample-body.ts';
+import { emailLogRow } from '../messaging/email-helpers.ts';
+import { messageRow } from '../messaging/inapp-helpers.ts';
+import { smsLogRow } from '../messaging/sms-helpers.ts';
 import { taskRow } from '../tasks/tasks-helpers.ts';
 
 /**
@@ -71,10 +74,33 @@ beforeAll(async () => {
     await createInB('/api/system-configs', { key: 'b.key', value: 'b', name: 'B config' }),
   );
   idsOfB.set('/api/notices', await createInB('/api/notices', { title: 'B notice', content: '<p>B</p>' }));
+  const inAppMessage = await messageRow(t, b.tenantId, b.adminUserId, { title: 'B message' });
+  idsOfB.set('/api/in-app-messages', inAppMessage);
+  idsOfB.set('/api/in-app-messages/admin', inAppMessage);
+  idsOfB.set(
+    '/api/in-app-templates',
+    await createInB('/api/in-app-templates', { code: 'b-tpl', title: 'B', content: 'B' }),
+  );
+  // published to all of B, so "visible to every user of its tenant" is what A must still not reach
+  const announcement = await createInB('/api/announcements', { title: 'B announcement', content: '<p>B</p>' });
+  await call(t.app, 'POST', `/api/announcements/${announcement}/publish`, { token: b.adminToken });
+  idsOfB.set('/api/announcements', announcement);
   idsOfB.set('/api/files', await managedFileRow(t, b.tenantId));
   idsOfB.set('/api/tasks', await taskRow(t, b.tenantId, b.adminUserId));
   idsOfB.set('/api/storage-configs', await createInB('/api/storage-configs', { name: 'B disk', kind: 'local' }));
   idsOfB.set('/api/files/uploads', await createInB('/api/files/uploads', { name: 'b.pdf', size: 10, chunkSize: 1024 }));
+  const smsConfig = { name: 'B sms', provider: 'aliyun', accessKeyId: 'b', accessKeySecret: 'b', signName: 'B' };
+  idsOfB.set('/api/sms-configs', await createInB('/api/sms-configs', smsConfig));
+  const smsTemplate = { code: 'b-sms', name: 'B', providerTemplateId: 'B' };
+  idsOfB.set('/api/sms-templates', await createInB('/api/sms-templates', smsTemplate));
+  idsOfB.set('/api/sms-send-logs', await smsLogRow(t, b.tenantId));
+  idsOfB.set(
+    '/api/email-templates',
+    await createInB('/api/email-templates', { code: 'b-mail', name: 'B', subject: 'B', content: '<p>B</p>' }),
+  );
+  idsOfB.set('/api/email-send-logs', await emailLogRow(t, b.tenantId));
+  const device = { platform: 'android', registrationId: 'b-device' };
+  idsOfB.set('/api/push-devices', await createInB('/api/push-devices', device));
   const sessions = await call(t.app, 'GET', '/api/online-sessions', { token: b.adminToken });
   idsOfB.set('/api/online-sessions', sessions.json().data.list[0].id);
 });
@@ -133,6 +159,8 @@ describe('tenant isolation', () => {
       '/api/notices',
       '/api/dict-types',
       '/api/system-configs',
+      '/api/in-app-messages/admin',
+      '/api/in-app-templates',
     ]) {
       const res = await call(t.app, 'GET', url, { token: a.adminToken });
       expect(res.statusCode, url).toBe(200);

@@ -1,24 +1,13 @@
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { createTenant, createUserWithPermissions, type TenantFixture } from '../helpers/fixtures.ts';
+import { connect, listenForSockets, type PushMessage } from '../helpers/ws-client.ts';
 
 /**
  * Live push over a real socket: the app listens on a free port and `ws` clients connect to
  * /api/ws like a browser would. No timing: every wait is for a message that must come.
  */
-type Message = {
-  id?: number;
-  topic: string;
-  data: { id?: number; title?: string; type?: string; publishedAt?: string };
-};
-type Client = {
-  messages: Message[];
-  waitFor(match: (m: Message) => boolean): Promise<Message>;
-  close(): Promise<void>;
-};
-
 let t: TestApp;
 let other: TenantFixture;
 let base: string;
@@ -26,48 +15,11 @@ let base: string;
 beforeAll(async () => {
   t = await createTestApp();
   other = await createTenant(t);
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  base = `ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  base = await listenForSockets(t);
 });
 afterAll(async () => t?.close());
 
-/** Connects and resolves once the server said `ready` (after any replay). */
-function connect(token: string, lastEventId?: number): Promise<Client> {
-  const query = new URLSearchParams({
-    access_token: token,
-    ...(lastEventId !== undefined ? { lastEventId: String(lastEventId) } : {}),
-  });
-  const ws = new WebSocket(`${base}/api/ws?${query}`);
-  const messages: Message[] = [];
-  const waiters: { match: (m: Message) => boolean; resolve: (m: Message) => void }[] = [];
-  ws.on('message', (raw) => {
-    const m = JSON.parse(String(raw)) as Message;
-    messages.push(m);
-    for (const w of [...waiters]) {
-      if (w.match(m)) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(m);
-      }
-    }
-  });
-  const client: Client = {
-    messages,
-    waitFor(match) {
-      const seen = messages.find(match);
-      return seen ? Promise.resolve(seen) : new Promise((resolve) => waiters.push({ match, resolve }));
-    },
-    close: () =>
-      new Promise((resolve) => {
-        if (ws.readyState === WebSocket.CLOSED) return resolve();
-        ws.once('close', () => resolve());
-        ws.close();
-      }),
-  };
-  return new Promise((resolve, reject) => {
-    ws.once('error', reject);
-    client.waitFor((m) => m.topic === 'ready').then(() => resolve(client), reject);
-  });
-}
+const connectAs = (token: string, lastEventId?: number) => connect(base, token, lastEventId);
 
 async function publishNotice(token: string, title: string): Promise<{ id: number; publishedAt: string }> {
   const created = await call(t.app, 'POST', '/api/notices', { token, body: { title, content: `<p>${title}</p>` } });
@@ -77,14 +29,14 @@ async function publishNotice(token: string, title: string): Promise<{ id: number
   return { id: published.json().data.id, publishedAt: published.json().data.publishedAt };
 }
 
-const noticeEvent = (id: number) => (m: Message) => m.topic === 'notice.published' && m.data.id === id;
+const noticeEvent = (id: number) => (m: PushMessage) => m.topic === 'notice.published' && m.data.id === id;
 
 describe('notice.published live push', () => {
   it('reaches every signed-in user of the tenant, and no one of another tenant', async () => {
     const reader = await createUserWithPermissions(t, []);
-    const admin = await connect(t.demoAdminToken);
-    const user = await connect(reader.token);
-    const stranger = await connect(other.adminToken);
+    const admin = await connectAs(t.demoAdminToken);
+    const user = await connectAs(reader.token);
+    const stranger = await connectAs(other.adminToken);
 
     const notice = await publishNotice(t.demoAdminToken, 'Live one');
     for (const c of [admin, user]) {
@@ -104,14 +56,14 @@ describe('notice.published live push', () => {
   });
 
   it('replays what a client missed while disconnected when it reconnects with lastEventId', async () => {
-    const first = await connect(t.demoAdminToken);
+    const first = await connectAs(t.demoAdminToken);
     const seen = await publishNotice(t.demoAdminToken, 'Seen live');
     const lastSeen = await first.waitFor(noticeEvent(seen.id));
     await first.close();
 
     const missed = await publishNotice(t.demoAdminToken, 'Published while away');
 
-    const again = await connect(t.demoAdminToken, lastSeen.id);
+    const again = await connectAs(t.demoAdminToken, lastSeen.id);
     const replayed = await again.waitFor(noticeEvent(missed.id));
     expect(replayed.data).toMatchObject({ title: 'Published while away', publishedAt: missed.publishedAt });
     expect(replayed.id).toBeGreaterThan(lastSeen.id as number);

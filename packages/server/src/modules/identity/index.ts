@@ -2,6 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
 import { findTenantByCode } from './auth-repository.ts';
 import { createAuthService } from './auth-service.ts';
+import {
+  type AudienceTarget,
+  activeUsers,
+  missingTargets,
+  targetsOfUser,
+  userContacts,
+  usersByTargets,
+} from './notification-contacts.ts';
 import { authRoutes } from './routes/auth.ts';
 import { departmentRoutes } from './routes/departments.ts';
 import { loginLogRoutes } from './routes/login-logs.ts';
@@ -29,6 +37,12 @@ export function createIdentityModule(ctx: AppContext) {
     tenantIdByCode: async (code: string) => (await findTenantByCode(ctx.db, code))?.id ?? null,
     sessions,
     auth,
+    /** for the notification center: contact details, and announcement audiences */
+    userContacts: (tenantId: number | null, ids: number[]) => userContacts(ctx.db, tenantId, ids),
+    usersByTargets: (tenantId: number | null, targets: AudienceTarget[]) => usersByTargets(ctx.db, tenantId, targets),
+    targetsOfUser: (userId: number) => targetsOfUser(ctx.db, userId),
+    missingTargets: (tenantId: number | null, targets: AudienceTarget[]) => missingTargets(ctx.db, tenantId, targets),
+    activeUsers: (tenantId: number | null) => activeUsers(ctx.db, tenantId),
     async register(app: FastifyInstance) {
       authRoutes(app, ctx, auth, sessions);
       usersRoutes(app, ctx, sessions, auth);

@@ -72,6 +72,63 @@ export const MENU_TREE: SeedNode[] = [
     ],
   },
   {
+    name: 'Messaging',
+    type: 'directory',
+    path: '/messaging',
+    icon: 'message',
+    children: [
+      page('Notification policies', '/messaging/policies', 'apartment', 'system:notification-policy:view', [
+        button('Edit', 'system:notification-policy:edit'),
+      ]),
+      page('Dispatch log', '/messaging/dispatches', 'unordered-list', 'system:notification-dispatch:list'),
+      page('Announcements', '/messaging/announcements', 'sound', 'system:announcement:list', [
+        ...crudButtons('announcement'),
+        button('Publish', 'system:announcement:publish'),
+      ]),
+      page('In-app messages', '/messaging/in-app-messages', 'inbox', 'system:in-app-message:list', [
+        button('Send', 'system:in-app-message:send'),
+        button('Mark read', 'system:in-app-message:update'),
+        button('Delete', 'system:in-app-message:delete'),
+      ]),
+      page(
+        'In-app templates',
+        '/messaging/in-app-templates',
+        'file',
+        'system:in-app-template:list',
+        crudButtons('in-app-template'),
+      ),
+      page('Email', '/messaging/email', 'mail', 'system:email-config:view', [
+        button('Update', 'system:email-config:update'),
+      ]),
+      page(
+        'Email templates',
+        '/messaging/email-templates',
+        'file-text',
+        'system:email-template:list',
+        crudButtons('email-template'),
+      ),
+      page('Email logs', '/messaging/email-logs', 'history', 'system:email-send-log:list', [
+        button('Delete', 'system:email-send-log:delete'),
+      ]),
+      page('SMS configs', '/messaging/sms-configs', 'mobile', 'system:sms-config:list', crudButtons('sms-config')),
+      page(
+        'SMS templates',
+        '/messaging/sms-templates',
+        'file-text',
+        'system:sms-template:list',
+        crudButtons('sms-template'),
+      ),
+      page('SMS logs', '/messaging/sms-logs', 'history', 'system:sms-send-log:list', [
+        button('Delete', 'system:sms-send-log:delete'),
+        button('Test send', 'system:sms-send-log:test'),
+      ]),
+      page('Push', '/messaging/push', 'notification', 'system:push-config:view', [
+        button('Update', 'system:push-config:update'),
+        button('Send logs', 'system:push-send-log:list'),
+      ]),
+    ],
+  },
+  {
     name: 'Monitor',
     type: 'directory',
     path: '/monitor',

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
 import { memberRoutes } from './routes.ts';
 
-export { findMember, type Member } from './service.ts';
+export { findMember, type Member, memberContacts } from './service.ts';
 
 /** Members: customer-side identities, administered from the console. */
 export function createMemberModule(ctx: AppContext) {

@@ -1,4 +1,4 @@
-import { and, desc, eq, or, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, or, type SQL } from 'drizzle-orm';
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
@@ -71,4 +71,18 @@ export async function updateMember(
 export async function deleteMember(db: Db, scope: TenantScope, id: number): Promise<void> {
   const [deleted] = await tenantMembers.deleteMany(db, scope, [id]);
   if (deleted === undefined) throw memberErrors.notFound();
+}
+
+/** Contacts of the given members of one tenant, for the notification center; other tenants' ids are absent. */
+export async function memberContacts(db: Db, scope: TenantScope, ids: number[]) {
+  if (ids.length === 0) return [];
+  const rows = await tenantMembers.findMany(db, scope, inArray(members.id, ids));
+  return rows.map((m) => ({
+    id: m.id,
+    tenantId: m.tenantId,
+    name: m.nickname,
+    email: m.email,
+    phone: m.phone,
+    active: m.status === 'active',
+  }));
 }

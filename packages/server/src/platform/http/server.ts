@@ -54,6 +54,11 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   });
   app.addSchema(ErrorBody);
   app.setValidatorCompiler(createValidatorCompiler());
+  // HTML forms and protocol endpoints (RFC 8058 one-click unsubscribe, OAuth token requests)
+  // post application/x-www-form-urlencoded: parsed into a flat object of the last value per name.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
   app.decorateRequest('scope', null as unknown as Scope);
 
   app.addHook('onRequest', async (req, reply) => {

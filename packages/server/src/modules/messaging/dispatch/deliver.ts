@@ -1,0 +1,173 @@
+import { and, asc, eq, inArray, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
+import type { AppContext } from '../../../platform/context.ts';
+import { eventDef } from '../catalog/catalog.ts';
+import type { ChannelRegistry } from '../channels/registry.ts';
+import type { Delivery, DeliveryOutcome } from '../channels/types.ts';
+import { unsubscribeToken } from '../unsubscribe/token.ts';
+import { type DispatchRow, notificationDispatches, notificationOutbox, type OutboxInput } from './tables.ts';
+
+const CLAIM = 1000;
+const LEASE_MS = 5 * 60_000;
+/** deliver() calls of one channel running at once */
+const PARALLEL_BATCHES = 4;
+
+export type Deliverer = ReturnType<typeof createDeliverer>;
+
+/**
+ * Delivers pending dispatch rows: claims them with a lease (FOR UPDATE SKIP LOCKED, so instances
+ * never share a row), hands them to their channel's adapter in batches, and records each
+ * outcome with a conditional update. A worker that dies leaves leased rows the sweeper retakes
+ * once the lease expires.
+ */
+export function createDeliverer(ctx: AppContext, registry: ChannelRegistry) {
+  const d = notificationDispatches;
+  const baseUrl = (ctx.config.publicBaseUrl ?? `http://localhost:${ctx.config.port}`).replace(/\/$/, '');
+
+  async function claim(filter: SQL | undefined): Promise<DispatchRow[]> {
+    const now = ctx.clock();
+    const ids = ctx.db
+      .select({ id: d.id })
+      .from(d)
+      .where(and(eq(d.decision, 'pending'), or(isNull(d.lockedUntil), lt(d.lockedUntil, now)), filter))
+      .orderBy(asc(d.id))
+      .limit(CLAIM)
+      .for('update', { skipLocked: true });
+    return ctx.db
+      .update(d)
+      .set({ lockedUntil: new Date(now.getTime() + LEASE_MS), attempts: sql`${d.attempts} + 1`, updatedAt: now })
+      .where(and(inArray(d.id, ids), eq(d.decision, 'pending')))
+      .returning();
+  }
+
+  async function record(rows: DispatchRow[], outcomes: DeliveryOutcome[]) {
+    const now = ctx.clock();
+    const groups = new Map<string, { set: Partial<DispatchRow>; ids: number[] }>();
+    rows.forEach((row, i) => {
+      const o = outcomes[i] ?? { status: 'failed', error: 'the adapter returned no outcome' };
+      const set: Partial<DispatchRow> =
+        o.status === 'sent'
+          ? { decision: 'sent', deliveredAt: now, error: null }
+          : o.status === 'unreachable'
+            ? { decision: 'suppressed', reasonCode: 'unreachable', error: o.detail }
+            : { decision: 'failed', reasonCode: 'delivery_error', error: o.error.slice(0, 2000) };
+      const key = JSON.stringify(set);
+      const g = groups.get(key) ?? { set, ids: [] };
+      g.ids.push(row.id);
+      groups.set(key, g);
+    });
+    for (const { set, ids } of groups.values()) {
+      await ctx.db
+        .update(d)
+        .set({ ...set, lockedUntil: null, updatedAt: now })
+        .where(and(inArray(d.id, ids), eq(d.decision, 'pending')));
+    }
+  }
+
+  function toDelivery(row: DispatchRow, input: OutboxInput): Delivery | null {
+    const event = eventDef(row.eventKey);
+    if (!event) return null;
+    const person = row.recipientType !== 'external';
+    return {
+      dispatchId: row.id,
+      tenantId: row.tenantId,
+      event,
+      variables: input.variables,
+      contact: {
+        type: row.recipientType,
+        id: row.recipientId,
+        key: row.recipientKey,
+        tenantId: row.tenantId,
+        ...row.contact,
+      },
+      link: input.link ?? null,
+      channelOptions: input.channelOptions ?? {},
+      unsubscribeUrl:
+        row.channel === 'email' && !event.mandatory && (person || row.contact.address)
+          ? `${baseUrl}/api/notification-unsubscribe/${unsubscribeToken(ctx.secrets, {
+              tenantId: row.tenantId,
+              recipientKey: row.recipientKey,
+              eventKey: row.eventKey,
+            })}`
+          : null,
+    };
+  }
+
+  async function deliverGroup(rows: DispatchRow[], inputs: Map<number, OutboxInput>) {
+    const channel = rows[0]?.channel;
+    const adapter = channel ? registry.get(channel) : null;
+    if (!adapter) {
+      await record(
+        rows,
+        rows.map(() => ({ status: 'failed', error: `no adapter for channel ${channel}` })),
+      );
+      return;
+    }
+    const size = adapter.batchSize ?? 50;
+    const batches: DispatchRow[][] = [];
+    for (let i = 0; i < rows.length; i += size) batches.push(rows.slice(i, i + size));
+    const run = async (batch: DispatchRow[]) => {
+      const deliveries = batch.map((r) => toDelivery(r, inputs.get(r.outboxId) as OutboxInput));
+      const ready = batch.filter((_, i) => deliveries[i]);
+      let outcomes: DeliveryOutcome[];
+      try {
+        outcomes = ready.length ? await adapter.deliver(deliveries.filter((x): x is Delivery => x !== null)) : [];
+      } catch (err) {
+        ctx.log.error({ err, channel }, 'notifications: a channel adapter threw');
+        outcomes = ready.map(() => ({ status: 'failed', error: (err as Error).message || 'channel error' }));
+      }
+      await record(ready, outcomes);
+      const lost = batch.filter((_, i) => !deliveries[i]);
+      if (lost.length)
+        await record(
+          lost,
+          lost.map(() => ({ status: 'failed', error: 'unknown event key' })),
+        );
+    };
+    for (let i = 0; i < batches.length; i += PARALLEL_BATCHES) {
+      await Promise.all(batches.slice(i, i + PARALLEL_BATCHES).map(run));
+    }
+  }
+
+  /** Delivers every pending row matching `filter` that no one holds; answers how many it took. */
+  async function deliverPending(filter?: SQL): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const rows = await claim(filter);
+      if (rows.length === 0) return total;
+      total += rows.length;
+      const outboxIds = [...new Set(rows.map((r) => r.outboxId))];
+      const inputs = new Map(
+        (
+          await ctx.db
+            .select({ id: notificationOutbox.id, input: notificationOutbox.input })
+            .from(notificationOutbox)
+            .where(inArray(notificationOutbox.id, outboxIds))
+        ).map((o) => [o.id, o.input]),
+      );
+      // an adapter batch holds one event of one tenant: group by outbox row and channel
+      const groups = new Map<string, DispatchRow[]>();
+      for (const r of rows) {
+        const k = `${r.outboxId}:${r.channel}`;
+        const group = groups.get(k);
+        if (group) group.push(r);
+        else groups.set(k, [r]);
+      }
+      await Promise.all([...groups.values()].map((g) => deliverGroup(g, inputs)));
+    }
+  }
+
+  return {
+    deliverPending,
+    /** One loop per channel, side by side: a slow channel (SMTP) never holds up a fast one (in-app). */
+    async forOutbox(outboxId: number): Promise<number> {
+      const channels = await ctx.db
+        .selectDistinct({ channel: d.channel })
+        .from(d)
+        .where(and(eq(d.outboxId, outboxId), eq(d.decision, 'pending')));
+      const counts = await Promise.all(
+        channels.map(({ channel }) => deliverPending(and(eq(d.outboxId, outboxId), eq(d.channel, channel)))),
+      );
+      return counts.reduce((a, b) => a + b, 0);
+    },
+  };
+}

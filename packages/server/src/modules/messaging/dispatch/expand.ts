@@ -1,0 +1,184 @@
+import { and, count, eq, gt, inArray, ne, sql } from 'drizzle-orm';
+import type { AppContext } from '../../../platform/context.ts';
+import type { Db } from '../../../platform/db/client.ts';
+import { eventDef } from '../catalog/catalog.ts';
+import type { EventDef } from '../catalog/types.ts';
+import type { ChannelRegistry } from '../channels/registry.ts';
+import type { Channel } from '../channels/types.ts';
+import type { MessagingDeps } from '../deps.ts';
+import type { MessagingSettings } from '../settings.ts';
+import { decideRecipient, effectiveRules, type RecipientFacts } from './decide.ts';
+import { type ResolvedRecipient, resolveRecipients } from './recipients.ts';
+import { loadOverrides, loadPreferences, loadSettings, settingsOf } from './rules-repository.ts';
+import { notificationDispatches, notificationOutbox, type OutboxRow } from './tables.ts';
+
+const CHUNK = 1000;
+const LEASE_MS = 5 * 60_000;
+
+/** Channels that can deliver for a tenant now: switched on, with an adapter, configured. */
+export async function usableChannels(
+  ctx: Pick<AppContext, 'settings'>,
+  registry: ChannelRegistry,
+  tenantId: number | null,
+  channels: readonly Channel[],
+): Promise<Set<Channel>> {
+  const switches = await ctx.settings.effective<MessagingSettings>('messaging', tenantId);
+  const usable = new Set<Channel>();
+  for (const channel of channels) {
+    const adapter = registry.get(channel);
+    if (switches[`${channel}Enabled`] && adapter && (await adapter.available(tenantId))) usable.add(channel);
+  }
+  return usable;
+}
+
+/**
+ * Claims an outbox row (pending, or processing with an expired lease) and expands it into one
+ * dispatch row per recipient × candidate channel, in one transaction that also marks it done.
+ * Answers false when another worker has it or it is already done.
+ */
+export async function expandOutbox(
+  ctx: AppContext,
+  deps: { registry: ChannelRegistry; contacts: Pick<MessagingDeps, 'userContacts' | 'memberContacts'> },
+  outboxId: number,
+): Promise<boolean> {
+  const now = ctx.clock();
+  const o = notificationOutbox;
+  const [row] = await ctx.db
+    .update(o)
+    .set({ status: 'processing', lockedUntil: new Date(now.getTime() + LEASE_MS), attempts: sql`${o.attempts} + 1` })
+    .where(
+      and(
+        eq(o.id, outboxId),
+        sql`(${o.status} = 'pending' or (${o.status} = 'processing' and ${o.lockedUntil} < ${now}))`,
+      ),
+    )
+    .returning();
+  if (!row) return false;
+  const def = eventDef(row.eventKey);
+  if (!def) {
+    // the catalog lost this key (a code change after the row was written): recorded, not retried
+    ctx.log.error({ outboxId, eventKey: row.eventKey }, 'notifications: outbox row names an unknown event');
+  }
+  const resolved = def ? await resolveRecipients(deps.contacts, row.tenantId, row.input.recipients) : [];
+  const usable = def
+    ? await usableChannels(ctx, deps.registry, row.tenantId, def.availableChannels)
+    : new Set<Channel>();
+  await ctx.db.transaction(async (tx) => {
+    if (def) {
+      if (def.rateLimit || row.input.idempotencyKey) {
+        // serialises counting and deduplication of this event in this tenant across instances
+        await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`notify:${row.tenantId}:${row.eventKey}`}))`);
+      }
+      const rules = effectiveRules(def, (await loadOverrides(tx, row.tenantId, def.key)).get(def.key) ?? new Map());
+      for (let i = 0; i < resolved.length; i += CHUNK) {
+        await writeDecisions(tx, { row, def, rules, usable, now }, resolved.slice(i, i + CHUNK));
+      }
+    }
+    await tx.update(o).set({ status: 'done', processedAt: now, lockedUntil: null }).where(eq(o.id, row.id));
+  });
+  return true;
+}
+
+async function writeDecisions(
+  tx: Db,
+  c: { row: OutboxRow; def: EventDef; rules: ReturnType<typeof effectiveRules>; usable: Set<Channel>; now: Date },
+  chunk: ResolvedRecipient[],
+) {
+  const { row, def, now } = c;
+  const keys = chunk.map((r) => r.key);
+  const [prefs, settings, recent, duplicates] = await Promise.all([
+    loadPreferences(tx, row.tenantId, keys, def.key),
+    loadSettings(tx, row.tenantId, keys),
+    def.rateLimit
+      ? recentDeliveries(tx, row, keys, new Date(now.getTime() - def.rateLimit.windowSeconds * 1000))
+      : null,
+    row.input.idempotencyKey ? earlierDispatches(tx, row, keys, row.input.idempotencyKey) : null,
+  ]);
+  const values = chunk.flatMap(({ recipient, key, contact }) => {
+    const facts: RecipientFacts = {
+      key,
+      type: recipient.type,
+      externalChannel: recipient.type === 'external' ? recipient.channel : null,
+      found: contact !== null,
+      email: contact?.email ?? null,
+      phone: contact?.phone ?? null,
+      preferences: prefs.get(key)?.get(def.key) ?? new Map(),
+      settings: settingsOf(settings, key),
+      recentDeliveries: recent?.get(key) ?? new Map(),
+      duplicates: duplicates?.get(key) ?? new Set(),
+    };
+    const decisions = decideRecipient({
+      def,
+      rules: c.rules,
+      policy: row.input.channels,
+      usable: c.usable,
+      recipient: facts,
+      now,
+    });
+    return decisions.map((d) => ({
+      tenantId: row.tenantId,
+      outboxId: row.id,
+      eventKey: def.key,
+      channel: d.channel,
+      recipientType: recipient.type,
+      recipientId: recipient.type === 'external' ? null : recipient.id,
+      recipientKey: key,
+      contact: {
+        name: contact?.name ?? '',
+        email: contact?.email ?? null,
+        phone: contact?.phone ?? null,
+        address: contact?.address ?? null,
+      },
+      decision: d.decision,
+      reasonCode: d.reasonCode,
+      idempotencyKey: row.input.idempotencyKey ?? null,
+      digestKey: d.digestKey,
+      deliverAfter: d.deliverAfter,
+      createdAt: now,
+      updatedAt: now,
+    }));
+  });
+  if (values.length) await tx.insert(notificationDispatches).values(values).onConflictDoNothing();
+}
+
+type PerRecipient<T> = Map<string, T>;
+
+async function recentDeliveries(tx: Db, row: OutboxRow, keys: string[], since: Date) {
+  const d = notificationDispatches;
+  const rows = await tx
+    .select({ key: d.recipientKey, channel: d.channel, n: count() })
+    .from(d)
+    .where(
+      and(
+        eq(d.eventKey, row.eventKey),
+        inArray(d.recipientKey, keys),
+        inArray(d.decision, ['pending', 'sent']),
+        gt(d.createdAt, since),
+        sql`coalesce(${d.tenantId}, 0) = ${row.tenantId ?? 0}`,
+      ),
+    )
+    .groupBy(d.recipientKey, d.channel);
+  const out: PerRecipient<Map<Channel, number>> = new Map();
+  for (const r of rows) out.set(r.key, (out.get(r.key) ?? new Map()).set(r.channel, Number(r.n)));
+  return out;
+}
+
+async function earlierDispatches(tx: Db, row: OutboxRow, keys: string[], idempotencyKey: string) {
+  const d = notificationDispatches;
+  const rows = await tx
+    .select({ key: d.recipientKey, channel: d.channel })
+    .from(d)
+    .where(
+      and(
+        eq(d.eventKey, row.eventKey),
+        eq(d.idempotencyKey, idempotencyKey),
+        inArray(d.recipientKey, keys),
+        ne(d.decision, 'deduped'),
+        ne(d.outboxId, row.id),
+        sql`coalesce(${d.tenantId}, 0) = ${row.tenantId ?? 0}`,
+      ),
+    );
+  const out: PerRecipient<Set<Channel>> = new Map();
+  for (const r of rows) out.set(r.key, (out.get(r.key) ?? new Set()).add(r.channel));
+  return out;
+}

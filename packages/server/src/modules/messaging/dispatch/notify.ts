@@ -1,0 +1,76 @@
+import type { AppContext } from '../../../platform/context.ts';
+import type { Db } from '../../../platform/db/client.ts';
+import { checkedEvent, type EventKey, type EventVariables } from '../catalog/catalog.ts';
+import { CHANNELS, type Channel, type ChannelOptions, type Recipient } from '../channels/types.ts';
+import { type ChannelPolicy, notificationOutbox } from './tables.ts';
+
+export const OUTBOX_QUEUE = 'messaging.outbox';
+
+export type NotifyInput<K extends EventKey> = {
+  /** the tenant the notification belongs to (null = platform); recipients outside it are unreachable */
+  tenantId: number | null;
+  recipients: Recipient[];
+  variables: EventVariables<K>;
+  /** per-dispatch channel policy (spec §2.3): `only` replaces the candidates, `enable` adds, `disable` removes */
+  channels?: ChannelPolicy;
+  channelOptions?: ChannelOptions;
+  /** deep link into the console */
+  link?: string;
+  /** the same key for the same event and recipient × channel again → `deduped` */
+  idempotencyKey?: string;
+};
+
+export type Notifier = {
+  /** Writes the outbox row in its own transaction; delivery follows asynchronously. Answers the outbox id. */
+  notify<K extends EventKey>(eventKey: K, input: NotifyInput<K>): Promise<number>;
+  /** Writes the outbox row inside the caller's transaction: a rollback sends nothing (spec §3.6). */
+  notifyWithin<K extends EventKey>(tx: Db, eventKey: K, input: NotifyInput<K>): Promise<number>;
+};
+
+/** The one dispatch entry point (spec §4.4 rules 1–2). Mistakes in the call are thrown, not recorded. */
+export function createNotifier(ctx: Pick<AppContext, 'db' | 'jobs' | 'clock'>): Notifier {
+  const notifyWithin = async <K extends EventKey>(tx: Db, eventKey: K, input: NotifyInput<K>) => {
+    const variables = input.variables as Record<string, unknown>;
+    checkedEvent(eventKey, variables);
+    checkChannels(input.channels, input.recipients);
+    const [row] = await tx
+      .insert(notificationOutbox)
+      .values({
+        tenantId: input.tenantId,
+        eventKey,
+        input: {
+          recipients: input.recipients,
+          variables,
+          channels: input.channels,
+          channelOptions: input.channelOptions,
+          link: input.link ?? null,
+          idempotencyKey: input.idempotencyKey ?? null,
+        },
+        createdAt: ctx.clock(),
+      })
+      .returning({ id: notificationOutbox.id });
+    if (!row) throw new Error('notification outbox insert returned nothing');
+    await ctx.jobs.send(OUTBOX_QUEUE, { outboxId: row.id }, { tx });
+    return row.id;
+  };
+  return {
+    notifyWithin,
+    notify: (eventKey, input) => ctx.db.transaction((tx) => notifyWithin(tx, eventKey, input)),
+  };
+}
+
+function checkChannels(policy: ChannelPolicy | undefined, recipients: Recipient[]) {
+  const named: Channel[] = [
+    ...(policy?.only ?? []),
+    ...(policy?.enable ?? []),
+    ...(policy?.disable ?? []),
+    ...recipients.flatMap((r) => (r.type === 'external' ? [r.channel] : [])),
+  ];
+  for (const c of named) if (!CHANNELS.includes(c)) throw new Error(`notification: unknown channel "${c}"`);
+  for (const r of recipients) {
+    if (r.type === 'external' && !r.address.trim())
+      throw new Error('notification: an external recipient needs an address');
+    if (r.type !== 'external' && !(Number.isInteger(r.id) && r.id > 0))
+      throw new Error(`notification: invalid ${r.type} id ${r.id}`);
+  }
+}

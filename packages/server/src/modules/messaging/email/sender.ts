@@ -1,0 +1,125 @@
+import type { SendMailOptions } from 'nodemailer';
+import type { AppContext } from '../../../platform/context.ts';
+import { type EmailConfigRow, effectiveConfig, passwordContext } from './config-repository.ts';
+import { emailErrors } from './errors.ts';
+import type { TransportCache } from './mail-transport.ts';
+import { insertSendLogs } from './send-log-repository.ts';
+
+/** A mail ready to go: rendered subject, HTML and text bodies, and what its send log records. */
+export type OutgoingMail = {
+  to: { name?: string; address: string };
+  subject: string;
+  html: string;
+  text: string;
+  /** RFC 8058 one-click unsubscribe URL; adds List-Unsubscribe and List-Unsubscribe-Post */
+  unsubscribeUrl?: string | null;
+  log: { dispatchId: number | null; eventKey: string | null; templateCode: string | null };
+};
+
+export type SendResult =
+  | { status: 'sent'; messageId: string | null; logId: number | null }
+  | { status: 'failed'; error: string; logId: number | null };
+
+const MAX_ERROR = 1000;
+
+function errorText(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.length > MAX_ERROR ? `${message.slice(0, MAX_ERROR - 1)}…` : message;
+}
+
+function messageOf(config: EmailConfigRow, mail: OutgoingMail): SendMailOptions {
+  return {
+    from: config.fromName ? { name: config.fromName, address: config.fromAddress } : config.fromAddress,
+    to: mail.to.name ? { name: mail.to.name, address: mail.to.address } : mail.to.address,
+    subject: mail.subject,
+    html: mail.html,
+    text: mail.text,
+    ...(mail.unsubscribeUrl
+      ? {
+          headers: {
+            // RFC 8058: mailbox providers show an unsubscribe button that POSTs to the URL
+            'List-Unsubscribe': `<${mail.unsubscribeUrl}>`,
+            'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+          },
+        }
+      : {}),
+  };
+}
+
+/**
+ * Sends prepared mails with one configuration, all in parallel (the pool bounds the connections),
+ * and records every attempt in email_send_logs with one insert. One mail's failure is its result.
+ */
+export function createEmailSender(ctx: AppContext, transports: TransportCache) {
+  const { db, secrets, log } = ctx;
+
+  async function sendAll(tenantId: number | null, config: EmailConfigRow, mails: OutgoingMail[]) {
+    let password: string | null = null;
+    let configError: string | null = null;
+    try {
+      password = config.passwordEncrypted
+        ? secrets.decrypt(config.passwordEncrypted, passwordContext(config.id))
+        : null;
+    } catch {
+      configError = 'The stored SMTP password cannot be decrypted (was its key removed?); save it again';
+    }
+    const outcomes = await Promise.all(
+      mails.map(async (mail): Promise<{ messageId: string | null } | { error: string }> => {
+        if (configError) return { error: configError };
+        try {
+          const info = await transports.send(config, password, messageOf(config, mail));
+          return { messageId: info.messageId ?? null };
+        } catch (err) {
+          return { error: errorText(err) };
+        }
+      }),
+    );
+    const now = ctx.clock();
+    let logIds: number[] = [];
+    try {
+      logIds = await insertSendLogs(
+        db,
+        mails.map((mail, i) => {
+          const o = outcomes[i] as { messageId: string | null } | { error: string };
+          return {
+            tenantId,
+            ...mail.log,
+            configId: config.id,
+            toAddress: mail.to.address,
+            subject: mail.subject,
+            status: 'error' in o ? ('failed' as const) : ('sent' as const),
+            error: 'error' in o ? o.error : null,
+            messageId: 'messageId' in o ? o.messageId : null,
+            createdAt: now,
+          };
+        }),
+      );
+    } catch (err) {
+      // The mails are out; failing the batch now would send them again on a retry.
+      log.error({ err, tenantId, count: mails.length }, 'email send logs could not be written');
+    }
+    return outcomes.map((o, i): SendResult => {
+      const logId = logIds[i] ?? null;
+      return 'error' in o
+        ? { status: 'failed', error: o.error, logId }
+        : { status: 'sent', messageId: o.messageId, logId };
+    });
+  }
+
+  return {
+    sendAll,
+
+    /**
+     * Sends one prepared mail with the tenant's effective configuration (its own, else the
+     * platform's); 409 `messaging.email_not_configured` when none is enabled.
+     */
+    async sendOne(tenantId: number | null, mail: OutgoingMail): Promise<SendResult> {
+      const config = await effectiveConfig(db, tenantId);
+      if (!config?.enabled) throw emailErrors.notConfigured();
+      const [result] = await sendAll(tenantId, config, [mail]);
+      return result as SendResult;
+    },
+  };
+}
+
+export type EmailSender = ReturnType<typeof createEmailSender>;

@@ -1,0 +1,78 @@
+import { sql } from 'drizzle-orm';
+import { bigserial, boolean, index, integer, pgTable, serial, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { createdAt, updatedAt } from '../../../platform/db/columns.ts';
+
+/**
+ * SMTP configuration (spec §2.3 email_configs): one per tenant; the platform's (tenant_id null)
+ * serves every tenant without one of its own. `secure` = implicit TLS (port 465); otherwise the
+ * connection upgrades with STARTTLS when the server offers it.
+ */
+export const emailConfigs = pgTable(
+  'email_configs',
+  {
+    id: serial('id').primaryKey(),
+    tenantId: integer('tenant_id'),
+    host: text('host').notNull(),
+    port: integer('port').notNull(),
+    secure: boolean('secure').notNull().default(false),
+    /** empty = the server takes mail without authentication */
+    username: text('username').notNull().default(''),
+    /** ctx.secrets.encrypt(password, `email_configs.password:<id>`) */
+    passwordEncrypted: text('password_encrypted'),
+    fromAddress: text('from_address').notNull(),
+    fromName: text('from_name').notNull().default(''),
+    enabled: boolean('enabled').notNull().default(true),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('email_configs_tenant').on(sql`coalesce(${t.tenantId}, 0)`)],
+);
+
+/**
+ * Email templates: HTML with `{{var}}` placeholders, each declared in `variables`. Codes are unique
+ * per tenant and among the platform's, whose templates serve tenants without their own.
+ */
+export const emailTemplates = pgTable(
+  'email_templates',
+  {
+    id: serial('id').primaryKey(),
+    tenantId: integer('tenant_id'),
+    code: text('code').notNull(),
+    name: text('name').notNull(),
+    subject: text('subject').notNull(),
+    content: text('content').notNull(),
+    variables: text('variables').array().notNull().default(sql`'{}'::text[]`),
+    status: text('status').$type<'active' | 'disabled'>().notNull().default('active'),
+    remark: text('remark').notNull().default(''),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('email_templates_tenant_code').on(sql`coalesce(${t.tenantId}, 0)`, t.code)],
+);
+
+/**
+ * One row per attempted email: notification deliveries (dispatch_id = the notification_dispatches
+ * row; no foreign key, either side may be purged on its own) and test sends (dispatch_id null).
+ */
+export const emailSendLogs = pgTable(
+  'email_send_logs',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    tenantId: integer('tenant_id'),
+    dispatchId: integer('dispatch_id'),
+    eventKey: text('event_key'),
+    templateCode: text('template_code'),
+    /** the configuration that sent it (the platform's for a tenant that inherits it) */
+    configId: integer('config_id'),
+    toAddress: text('to_address').notNull(),
+    subject: text('subject').notNull(),
+    status: text('status').$type<'sent' | 'failed'>().notNull(),
+    error: text('error'),
+    messageId: text('message_id'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('email_send_logs_tenant_time').on(t.tenantId, t.createdAt),
+    index('email_send_logs_tenant_status_time').on(t.tenantId, t.status, t.createdAt),
+  ],
+);

@@ -1,0 +1,65 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../platform/context.ts';
+import { createAnnouncements } from './announcements/index.ts';
+import { createChatAdapter } from './channels/chat.ts';
+import { createChannelRegistry } from './channels/registry.ts';
+import { createWebhookAdapter } from './channels/webhook.ts';
+import type { MessagingArea, MessagingDeps } from './deps.ts';
+import { createDeliverer } from './dispatch/deliver.ts';
+import { expandOutbox } from './dispatch/expand.ts';
+import { messagingTasks } from './dispatch/jobs.ts';
+import { createNotifier, OUTBOX_QUEUE } from './dispatch/notify.ts';
+import { createEmail } from './email/index.ts';
+import { createInApp } from './inapp/index.ts';
+import { createPolicies } from './policies/index.ts';
+import { createPush } from './push/index.ts';
+import { messagingSettings } from './settings.ts';
+import { createSms } from './sms/index.ts';
+
+export type { EventKey, EventVariables } from './catalog/catalog.ts';
+export type { Notifier, NotifyInput } from './dispatch/notify.ts';
+
+/**
+ * The notification center (spec §1.4, §2.3, §4.4): the event catalog, one dispatch entry point
+ * (notify / notifyWithin), six channels, preferences, quiet hours, digests and the delivery trace.
+ */
+export function createMessagingModule(ctx: AppContext, deps: MessagingDeps) {
+  ctx.settingsRegistry.register(messagingSettings);
+  const channels = createChannelRegistry();
+  const areas: MessagingArea[] = [
+    createInApp(ctx, deps),
+    createEmail(ctx, deps),
+    createSms(ctx, deps),
+    createPush(ctx, deps),
+    createAnnouncements(ctx, deps),
+  ];
+  for (const area of areas) if (area.adapter) channels.register(area.adapter);
+  channels.register(createWebhookAdapter(ctx));
+  channels.register(createChatAdapter(ctx));
+
+  const notifier = createNotifier(ctx);
+  const deliverer = createDeliverer(ctx, channels);
+  /** expansion, then delivery of what it decided to send now (spec §3.6: flushed right after the write) */
+  const process = async (outboxId: number) => {
+    if (await expandOutbox(ctx, { registry: channels, contacts: deps }, outboxId)) await deliverer.forOutbox(outboxId);
+  };
+  void ctx.jobs.defineQueue<{ outboxId: number }>(OUTBOX_QUEUE, async ({ outboxId }) => process(outboxId), {
+    concurrency: 2,
+    retryLimit: 5,
+  });
+  for (const task of messagingTasks(ctx, { expand: process, deliverer, notifier })) ctx.jobs.registerSystemTask(task);
+  areas.push(createPolicies(ctx, { registry: channels }));
+
+  return {
+    channels,
+    notify: notifier.notify,
+    notifyWithin: notifier.notifyWithin,
+    /** expands and delivers one outbox row now (tests, and the queue handler) */
+    process,
+    async register(app: FastifyInstance) {
+      for (const area of areas) area.register(app);
+    },
+  };
+}
+
+export type MessagingModule = ReturnType<typeof createMessagingModule>;

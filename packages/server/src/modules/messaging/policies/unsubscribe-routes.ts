@@ -1,0 +1,83 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import type { AppContext } from '../../../platform/context.ts';
+import { route } from '../../../platform/http/route.ts';
+import { eventDef } from '../catalog/catalog.ts';
+import { escapeHtml } from '../render.ts';
+import { readUnsubscribeToken } from '../unsubscribe/token.ts';
+import { setPreference } from './preferences-service.ts';
+
+const tags = ['Notifications'];
+const Params = Type.Object({ token: Type.String({ minLength: 10, maxLength: 2000 }) });
+
+function page(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<title>${escapeHtml(title)}</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#1f2328}
+button{font:inherit;padding:.5rem 1.25rem;border:0;border-radius:6px;background:#1f6feb;color:#fff;cursor:pointer}</style></head>
+<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+}
+
+const invalid = (reply: FastifyReply) =>
+  reply
+    .code(404)
+    .type('text/html; charset=utf-8')
+    .send(page('Link not valid', '<p>This unsubscribe link is not valid. It may have been mistyped.</p>'));
+
+/**
+ * The unsubscribe link every notification email carries (spec §4.4), and the RFC 8058 one-click
+ * POST mail clients send without a page. Unsubscribing switches the email channel of that event
+ * off for that recipient; external addresses get the same sparse preference row.
+ */
+export function unsubscribeRoutes(app: FastifyInstance, ctx: AppContext) {
+  route(app, {
+    method: 'GET',
+    url: '/api/notification-unsubscribe/:token',
+    operation: 'messaging.unsubscribe.page',
+    auth: 'public',
+    envelope: false,
+    produces: 'text/html',
+    schema: {
+      tags,
+      summary: 'Unsubscribe page: says what the link stops, with a confirm button',
+      params: Params,
+      response: Type.String(),
+    },
+    handler: async (req, reply) => {
+      const target = readUnsubscribeToken(ctx.secrets, req.params.token);
+      const def = target && eventDef(target.eventKey);
+      if (!target || !def) return invalid(reply);
+      return page(
+        'Unsubscribe',
+        `<p>Stop receiving <strong>${escapeHtml(def.displayName)}</strong> notifications by email?</p>
+<form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>`,
+      );
+    },
+  });
+
+  route(app, {
+    method: 'POST',
+    url: '/api/notification-unsubscribe/:token',
+    operation: 'messaging.unsubscribe.submit',
+    auth: 'public',
+    envelope: false,
+    produces: 'text/html',
+    schema: {
+      tags,
+      summary: 'Unsubscribe (the page’s form, or an RFC 8058 one-click POST with List-Unsubscribe=One-Click)',
+      params: Params,
+      response: Type.String(),
+    },
+    handler: async (req, reply) => {
+      const target = readUnsubscribeToken(ctx.secrets, req.params.token);
+      const def = target && eventDef(target.eventKey);
+      if (!target || !def || def.mandatory) return invalid(reply);
+      await ctx.db.transaction((tx) =>
+        setPreference(tx, target, { eventKey: def.key, channel: 'email', enabled: false }),
+      );
+      return page(
+        'Unsubscribed',
+        `<p>You will no longer receive <strong>${escapeHtml(def.displayName)}</strong> notifications by email.</p>`,
+      );
+    },
+  });
+}
