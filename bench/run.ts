@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -19,17 +19,22 @@ import {
   staticRows,
   type TestFile,
 } from './files.ts';
+import { type NotificationRow, notificationScenario, notificationSection } from './notifications.ts';
 
 /**
  * `npm run bench`: the service (PGlite, and PostgreSQL when BENCH_DATABASE_URL is set) against a
  * bare Fastify baseline, same machine, same Node, same load; then the file scenarios (bench/files.ts)
- * against the same disk and `@fastify/static`. Writes bench/results/latest.md.
+ * against the same disk and `@fastify/static`; then the notification scenario (bench/notifications.ts).
+ * Writes bench/results/latest.md. `BENCH_ONLY=notifications` runs the notification scenario alone and
+ * replaces only its section of latest.md.
  */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CONNECTIONS = 10;
 const WARMUP_SECONDS = 2;
 const MEASURE_SECONDS = 8;
 const ADMIN_PASSWORD = `Bench#${randomBytes(6).toString('hex')}`;
+const ONLY = process.env.BENCH_ONLY || null;
+const LATEST = join(ROOT, 'bench/results/latest.md');
 
 type Measure = { reqPerSec: number; p50: number; p99: number; non2xx: number; errors: number };
 type Row = { scenario: string; database: string } & Measure;
@@ -38,6 +43,9 @@ type Scenario = { name: string; method: 'GET' | 'POST'; path: string; headers?: 
 const children = new Set<ChildProcess>();
 
 async function main() {
+  if (ONLY !== null && ONLY !== 'notifications')
+    throw new Error(`BENCH_ONLY=${ONLY}: the only scenario that runs alone is "notifications"`);
+  if (ONLY === 'notifications') return notificationsOnly();
   const loadAtStart = os.loadavg()[0] ?? 0;
   const rows: Row[] = [];
   const fileRows: FileRow[] = [];
@@ -102,6 +110,8 @@ async function main() {
     await pgDb?.drop();
     rmSync(workDir, { recursive: true, force: true });
   }
+  // after every service child has stopped: the in-process scenario has the machine to itself
+  const notificationRows = await notificationRuns(pgBase);
 
   const failed = rows.filter((r) => r.non2xx > 0 || r.errors > 0);
   for (const r of failed)
@@ -110,10 +120,40 @@ async function main() {
   notes.unshift(
     `1-minute load average ${loadAtStart.toFixed(2)} before the run, ${(os.loadavg()[0] ?? 0).toFixed(2)} at its end`,
   );
-  const report = render(rows, bare.reqPerSec, fileRows, rss, notes);
+  const report = `${render(rows, bare.reqPerSec, fileRows, rss, notes)}\n${notificationSection(notificationRows, table).join('\n')}`;
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
-  writeFileSync(join(ROOT, 'bench/results/latest.md'), report);
+  writeFileSync(LATEST, report);
   console.log(report);
+}
+
+/** The notification scenario on PGlite, then on a fresh PostgreSQL database when BENCH_DATABASE_URL is set. */
+async function notificationRuns(pgBase: string | undefined): Promise<NotificationRow[]> {
+  const rows = [await notificationScenario({ database: 'PGlite', url: null })];
+  if (pgBase) {
+    const db = await createDatabase(pgBase);
+    try {
+      rows.push(await notificationScenario({ database: 'PostgreSQL', url: db.url }));
+    } finally {
+      await db.drop();
+    }
+  }
+  return rows;
+}
+
+/** BENCH_ONLY=notifications: replaces the Notifications section of latest.md, keeps the rest. */
+async function notificationsOnly() {
+  const loadAtStart = os.loadavg()[0] ?? 0;
+  const rows = await notificationRuns(process.env.BENCH_DATABASE_URL);
+  const note =
+    `run alone (BENCH_ONLY=notifications) on ${new Date().toISOString()}, Node ${process.version}, ` +
+    `${os.cpus().length} cores; 1-minute load average ${loadAtStart.toFixed(2)} before, ` +
+    `${(os.loadavg()[0] ?? 0).toFixed(2)} after. The sections above are from the last full run`;
+  const section = notificationSection(rows, table, [note]).join('\n');
+  const previous = existsSync(LATEST) ? readFileSync(LATEST, 'utf8') : '# Atrium benchmark\n';
+  const kept = previous.replace(/\n## Notifications\n[\s\S]*?(?=\n## |$)/, '\n').replace(/\n*$/, '\n');
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+  writeFileSync(LATEST, `${kept}\n${section}`);
+  console.log(section);
 }
 
 /** The three scenarios; the user list falls back to /api/auth/me where that route does not exist. */
@@ -357,12 +397,12 @@ function render(rows: Row[], bareReqPerSec: number, fileRows: FileRow[], rss: st
   return lines.join('\n');
 }
 
-/** A Markdown table padded so it reads as well in a terminal; numeric columns right-aligned. */
-function table(head: string[], body: string[][]): string[] {
+/** A Markdown table padded so it reads as well in a terminal; the columns after the text ones right-aligned. */
+function table(head: string[], body: string[][], textColumns = 2): string[] {
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => (row[i] ?? '').length)));
   const line = (cells: string[]) =>
-    `| ${cells.map((c, i) => (i < 2 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
-  const rule = `| ${widths.map((w, i) => (i < 2 ? '-'.repeat(w) : `${'-'.repeat(w - 1)}:`)).join(' | ')} |`;
+    `| ${cells.map((c, i) => (i < textColumns ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
+  const rule = `| ${widths.map((w, i) => (i < textColumns ? '-'.repeat(w) : `${'-'.repeat(w - 1)}:`)).join(' | ')} |`;
   return [line(head), rule, ...body.map(line)];
 }
 

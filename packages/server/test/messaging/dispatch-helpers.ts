@@ -29,7 +29,7 @@ export function testClock(start: string) {
  */
 export async function settle(t: TestApp, outboxId: number): Promise<DispatchRow[]> {
   await t.app.messaging.process(outboxId);
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 800; i++) {
     const [row] = await t.database.db.select().from(notificationOutbox).where(eq(notificationOutbox.id, outboxId));
     const rows = await dispatchesOf(t, outboxId);
     if (row?.status === 'done' && !rows.some((r) => r.decision === 'pending')) return rows;

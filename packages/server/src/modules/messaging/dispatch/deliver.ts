@@ -1,3 +1,4 @@
+import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import { and, asc, eq, inArray, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { AppContext } from '../../../platform/context.ts';
 import { eventDef } from '../catalog/catalog.ts';
@@ -153,6 +154,8 @@ export function createDeliverer(ctx: AppContext, registry: ChannelRegistry) {
         else groups.set(k, [r]);
       }
       await Promise.all([...groups.values()].map((g) => deliverGroup(g, inputs)));
+      // PGlite answers on this thread: let timers and requests in between claims
+      await nextMacrotask();
     }
   }
 
