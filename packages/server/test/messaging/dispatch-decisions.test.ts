@@ -5,7 +5,9 @@ import { createChannelRegistry } from '../../src/modules/messaging/channels/regi
 import { usableChannels } from '../../src/modules/messaging/dispatch/expand.ts';
 import { notificationOutbox } from '../../src/modules/messaging/dispatch/tables.ts';
 import type { EventKey, NotifyInput } from '../../src/modules/messaging/index.ts';
+import { verifySignature } from '../../src/platform/egress/signing.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
+import { expectError } from '../helpers/assert.ts';
 import { createTenant, createUserWithPermissions, type TenantFixture } from '../helpers/fixtures.ts';
 import { count, outcomes, receiver, runTask, settle, testClock } from './dispatch-helpers.ts';
 
@@ -80,7 +82,22 @@ describe('candidates and channel policy', () => {
       }),
     );
     expect(outcomes(enabled)).toEqual({ inapp: 'sent', webhook: 'sent' });
-    expect(JSON.parse(hook.received.at(-1)?.body ?? '{}')).toMatchObject({ event: 'ops.monitor.alert' });
+    const got = hook.received.at(-1);
+    expect(JSON.parse(got?.body ?? '{}')).toMatchObject({ event: 'ops.monitor.alert' });
+    // the receiver verifies the signature with the secret an administrator reads from the API
+    const secret = await call(t.app, 'GET', '/api/notification-policies/webhook-secret', { token: t.demoAdminToken });
+    expect(secret.json().data.header).toBe('X-Atrium-Signature');
+    const signature = got?.headers['x-atrium-signature'] as string;
+    expect(verifySignature(secret.json().data.secret, signature, got?.body ?? '', clock.clock())).toBe(true);
+    const otherSecret = await call(t.app, 'GET', '/api/notification-policies/webhook-secret', {
+      token: other.adminToken,
+    });
+    expect(verifySignature(otherSecret.json().data.secret, signature, got?.body ?? '', clock.clock())).toBe(false);
+    expectError(
+      await call(t.app, 'GET', '/api/notification-policies/webhook-secret', { token: alice.token }),
+      403,
+      'auth.permission_denied',
+    );
     // wiki events cannot use webhook: enabling it adds nothing
     const ignored = await settle(
       t,

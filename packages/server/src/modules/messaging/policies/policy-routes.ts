@@ -4,6 +4,7 @@ import { userOf } from '../../../platform/auth/principal.ts';
 import type { AppContext } from '../../../platform/context.ts';
 import { route } from '../../../platform/http/route.ts';
 import { PageOf } from '../../../platform/http/schemas.ts';
+import { webhookSigningSecret } from '../channels/webhook.ts';
 import { listDispatches } from './dispatch-log.ts';
 import { resetOverrides, saveOverrides } from './overrides-service.ts';
 import { catalogEvents, eventView, scopeOverrides } from './rules-view.ts';
@@ -85,5 +86,19 @@ export function policyRoutes(app: FastifyInstance, ctx: AppContext) {
       response: PageOf(DispatchView),
     },
     handler: async (req) => listDispatches(ctx.db, req.scope, req.query),
+  });
+
+  route(app, {
+    method: 'GET',
+    url: '/api/notification-policies/webhook-secret',
+    operation: 'messaging.policy.webhook_secret',
+    auth: 'user',
+    permission: 'system:notification-policy:edit',
+    schema: {
+      tags,
+      summary: 'The secret webhook receivers of this scope verify X-Atrium-Signature with (HMAC-SHA256)',
+      response: Type.Object({ secret: Type.String(), header: Type.String() }),
+    },
+    handler: async (req) => ({ secret: webhookSigningSecret(ctx, req.scope.tenantId), header: 'X-Atrium-Signature' }),
   });
 }
