@@ -1,5 +1,6 @@
 import { type TSchema, Type } from 'typebox';
 import { Id, PageQuery, Status, Timestamp } from '../../../platform/http/schemas.ts';
+import { SendStatus } from '../schemas.ts';
 
 /** Wire shapes of the email channel. The SMTP password is write-only: answers carry `passwordSet`. */
 const Email = Type.String({ format: 'email', maxLength: 254 });
@@ -108,14 +109,7 @@ export const EmailTemplate = Type.Object({
   updatedAt: Timestamp,
 });
 
-export const EmailTemplateQuery = Type.Object({
-  ...PageQuery.properties,
-  keyword: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'contained in the code or name' })),
-  status: Type.Optional(Status),
-});
-
 // ---- send logs
-const SendStatus = Type.Union([Type.Literal('sent'), Type.Literal('failed')]);
 export const EmailSendLog = Type.Object({
   id: Id,
   dispatchId: Nullable(Id),

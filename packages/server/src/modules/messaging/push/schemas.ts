@@ -1,5 +1,6 @@
 import { type TSchema, Type } from 'typebox';
 import { Id, PageQuery, Timestamp } from '../../../platform/http/schemas.ts';
+import { SendStatus } from '../schemas.ts';
 
 /** Wire shapes of push devices, the push configuration and push send logs. */
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
@@ -69,8 +70,6 @@ export const PushConfigView = Type.Object({
   enabled: Type.Boolean(),
   updatedAt: Nullable(Timestamp),
 });
-
-const SendStatus = Type.Union([Type.Literal('sent'), Type.Literal('failed')]);
 
 export const PushSendLog = Type.Object({
   id: Id,

@@ -1,5 +1,6 @@
 import { type TSchema, Type } from 'typebox';
 import { Id, PageQuery, Status, Timestamp } from '../../../platform/http/schemas.ts';
+import { SendStatus } from '../schemas.ts';
 
 /** Wire shapes of SMS configurations, templates and send logs. The secret is write-only. */
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
@@ -151,14 +152,7 @@ export const SmsTemplate = Type.Object({
   updatedAt: Timestamp,
 });
 
-export const SmsTemplateQuery = Type.Object({
-  ...PageQuery.properties,
-  keyword: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'contained in the code or name' })),
-  status: Type.Optional(Status),
-});
-
 // ---- send logs
-const SendStatus = Type.Union([Type.Literal('sent'), Type.Literal('failed')]);
 const Phone = Type.String({ pattern: '^\\+?[0-9]{5,20}$', description: 'digits, optionally with a leading +' });
 
 export const SmsSendLog = Type.Object({

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { route } from '../../../../platform/http/route.ts';
 import { IdParams, Ok, PageOf } from '../../../../platform/http/schemas.ts';
-import { EmailTemplate, EmailTemplateCreate, EmailTemplateQuery, EmailTemplateUpdate } from '../schemas.ts';
+import { TemplateQuery } from '../../schemas.ts';
+import { EmailTemplate, EmailTemplateCreate, EmailTemplateUpdate } from '../schemas.ts';
 import type { EmailTemplateService } from '../template-service.ts';
 
 const tags = ['Email'];
@@ -16,7 +17,7 @@ export function emailTemplateRoutes(app: FastifyInstance, templates: EmailTempla
     operation: 'messaging.email_template.list',
     auth: 'user',
     permission: 'system:email-template:list',
-    schema: { tags, summary: 'List email templates', querystring: EmailTemplateQuery, response: PageOf(EmailTemplate) },
+    schema: { tags, summary: 'List email templates', querystring: TemplateQuery, response: PageOf(EmailTemplate) },
     handler: async (req) => templates.list(req.scope, req.query),
   });
 

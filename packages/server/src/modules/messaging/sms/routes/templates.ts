@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { route } from '../../../../platform/http/route.ts';
 import { IdParams, Ok, PageOf } from '../../../../platform/http/schemas.ts';
-import { SmsTemplate, SmsTemplateCreate, SmsTemplateQuery, SmsTemplateUpdate } from '../schemas.ts';
+import { TemplateQuery } from '../../schemas.ts';
+import { SmsTemplate, SmsTemplateCreate, SmsTemplateUpdate } from '../schemas.ts';
 import type { SmsTemplateService } from '../template-service.ts';
 
 const tags = ['Sms'];
@@ -14,7 +15,7 @@ export function smsTemplateRoutes(app: FastifyInstance, templates: SmsTemplateSe
     operation: 'messaging.sms_template.list',
     auth: 'user',
     permission: 'system:sms-template:list',
-    schema: { tags, summary: 'List SMS templates', querystring: SmsTemplateQuery, response: PageOf(SmsTemplate) },
+    schema: { tags, summary: 'List SMS templates', querystring: TemplateQuery, response: PageOf(SmsTemplate) },
     handler: async (req) => templates.list(req.scope, req.query),
   });
 
