@@ -1,8 +1,8 @@
 import type { AppContext } from '../../../platform/context.ts';
 import type { Severity } from '../catalog/types.ts';
 import type { MessagingSettings } from '../settings.ts';
+import { absoluteLink, deliverEach, postJson, renderedTexts } from './delivery-helpers.ts';
 import type { ChannelAdapter, Delivery, DeliveryOutcome } from './types.ts';
-import { absoluteLink, deliverEach, postJson, renderedTexts } from './webhook.ts';
 
 /*
  * Card format: a Slack incoming-webhook message, `{ text, blocks }` in Block Kit

@@ -33,8 +33,8 @@ export async function usableChannels(
 }
 
 /**
- * Claims an outbox row (pending, or processing with an expired lease) and expands it into one
- * dispatch row per recipient × candidate channel, in one transaction that also marks it done.
+ * Claims an outbox row (pending, or processing with an expired lease), expands it into one
+ * dispatch row per recipient × candidate channel, chunk by chunk, then marks it done.
  * Answers false when another worker has it or it is already done.
  */
 export async function expandOutbox(

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../../platform/context.ts';
+import { deliverEach, renderedTexts } from '../channels/delivery-helpers.ts';
 import type { ChannelAdapter, Delivery, DeliveryOutcome } from '../channels/types.ts';
-import { deliverEach, renderedTexts } from '../channels/webhook.ts';
 import type { MessagingSettings } from '../settings.ts';
 import type { PushConfigService } from './config-service.ts';
 import { activeUserDevices, deactivate } from './device-repository.ts';

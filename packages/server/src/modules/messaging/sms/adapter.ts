@@ -1,6 +1,6 @@
 import type { AppContext } from '../../../platform/context.ts';
+import { deliverEach } from '../channels/delivery-helpers.ts';
 import type { ChannelAdapter, Delivery, DeliveryOutcome } from '../channels/types.ts';
-import { deliverEach } from '../channels/webhook.ts';
 import type { MessagingSettings } from '../settings.ts';
 import { effectiveDefault } from './config-repository.ts';
 import type { SmsSendLogRow } from './log-repository.ts';
