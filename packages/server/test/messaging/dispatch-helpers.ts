@@ -35,7 +35,9 @@ export async function settle(t: TestApp, outboxId: number): Promise<DispatchRow[
     if (row?.status === 'done' && !rows.some((r) => r.decision === 'pending')) return rows;
     await new Promise((r) => setTimeout(r, 25));
   }
-  throw new Error(`outbox ${outboxId} did not settle`);
+  const left = (await dispatchesOf(t, outboxId)).filter((r) => r.decision === 'pending');
+  const state = left.map((r) => `${r.id}:${r.channel}:attempts=${r.attempts}:locked=${r.lockedUntil?.toISOString()}`);
+  throw new Error(`outbox ${outboxId} did not settle; pending: ${state.slice(0, 5).join(' ')} (${left.length})`);
 }
 
 export async function dispatchesOf(t: TestApp, outboxId: number): Promise<DispatchRow[]> {

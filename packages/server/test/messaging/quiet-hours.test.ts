@@ -46,10 +46,10 @@ describe('quiet hours', () => {
     expect(await inbox(night)).toEqual([]);
 
     clock.set('2026-11-21T22:59:00Z');
-    expect(await runTask(t, 'messaging.deliverDeferred')).toEqual({ released: 0, delivered: 0 });
+    expect(await runTask(t, 'messaging.deliverDeferred')).toEqual({ released: 0 });
     clock.set('2026-11-21T23:00:00Z');
-    expect(await runTask(t, 'messaging.deliverDeferred')).toEqual({ released: 1, delivered: 1 });
-    expect(await runTask(t, 'messaging.deliverDeferred')).toEqual({ released: 0, delivered: 0 });
+    expect(await runTask(t, 'messaging.deliverDeferred')).toEqual({ released: 1 });
+    expect(await runTask(t, 'messaging.deliverDeferred')).toEqual({ released: 0 });
     const [after] = await dispatchesOf(t, id);
     // the reason code stays: the trace shows it was held for quiet hours, then sent
     expect(after).toMatchObject({ decision: 'sent', reasonCode: 'quiet_hours' });

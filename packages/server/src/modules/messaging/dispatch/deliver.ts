@@ -8,7 +8,8 @@ import { unsubscribeToken } from '../unsubscribe/token.ts';
 import { type DispatchRow, notificationDispatches, notificationOutbox, type OutboxInput } from './tables.ts';
 
 const CLAIM = 1000;
-const LEASE_MS = 5 * 60_000;
+/** how long a claimed row is this instance's to deliver; after it, the sweeper retakes it */
+export const LEASE_MS = 5 * 60_000;
 /** deliver() calls of one channel running at once */
 const PARALLEL_BATCHES = 4;
 
@@ -129,6 +130,29 @@ export function createDeliverer(ctx: AppContext, registry: ChannelRegistry) {
     }
   }
 
+  /** Hands rows this instance holds the lease of to their adapters and records each outcome. */
+  async function deliverClaimed(rows: DispatchRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const outboxIds = [...new Set(rows.map((r) => r.outboxId))];
+    const inputs = new Map(
+      (
+        await ctx.db
+          .select({ id: notificationOutbox.id, input: notificationOutbox.input })
+          .from(notificationOutbox)
+          .where(inArray(notificationOutbox.id, outboxIds))
+      ).map((o) => [o.id, o.input]),
+    );
+    // an adapter batch holds one event of one tenant: group by outbox row and channel
+    const groups = new Map<string, DispatchRow[]>();
+    for (const r of rows) {
+      const k = `${r.outboxId}:${r.channel}`;
+      const group = groups.get(k);
+      if (group) group.push(r);
+      else groups.set(k, [r]);
+    }
+    await Promise.all([...groups.values()].map((g) => deliverGroup(g, inputs)));
+  }
+
   /** Delivers every pending row matching `filter` that no one holds; answers how many it took. */
   async function deliverPending(filter?: SQL): Promise<number> {
     let total = 0;
@@ -136,24 +160,7 @@ export function createDeliverer(ctx: AppContext, registry: ChannelRegistry) {
       const rows = await claim(filter);
       if (rows.length === 0) return total;
       total += rows.length;
-      const outboxIds = [...new Set(rows.map((r) => r.outboxId))];
-      const inputs = new Map(
-        (
-          await ctx.db
-            .select({ id: notificationOutbox.id, input: notificationOutbox.input })
-            .from(notificationOutbox)
-            .where(inArray(notificationOutbox.id, outboxIds))
-        ).map((o) => [o.id, o.input]),
-      );
-      // an adapter batch holds one event of one tenant: group by outbox row and channel
-      const groups = new Map<string, DispatchRow[]>();
-      for (const r of rows) {
-        const k = `${r.outboxId}:${r.channel}`;
-        const group = groups.get(k);
-        if (group) group.push(r);
-        else groups.set(k, [r]);
-      }
-      await Promise.all([...groups.values()].map((g) => deliverGroup(g, inputs)));
+      await deliverClaimed(rows);
       // PGlite answers on this thread: let timers and requests in between claims
       await nextMacrotask();
     }
@@ -161,6 +168,7 @@ export function createDeliverer(ctx: AppContext, registry: ChannelRegistry) {
 
   return {
     deliverPending,
+    deliverClaimed,
     /** One loop per channel, side by side: a slow channel (SMTP) never holds up a fast one (in-app). */
     async forOutbox(outboxId: number): Promise<number> {
       const channels = await ctx.db

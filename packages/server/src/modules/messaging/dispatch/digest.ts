@@ -1,9 +1,10 @@
-import { and, asc, eq, inArray, isNull, lte } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { AppContext } from '../../../platform/context.ts';
 import { eventDef } from '../catalog/catalog.ts';
 import { renderTemplate } from '../render.ts';
+import { LEASE_MS } from './deliver.ts';
 import type { Notifier } from './notify.ts';
-import { notificationDispatches, notificationOutbox } from './tables.ts';
+import { type DispatchRow, notificationDispatches, notificationOutbox } from './tables.ts';
 
 const KEYS_PER_RUN = 200;
 
@@ -66,14 +67,22 @@ export async function sendDueDigests(ctx: AppContext, notifier: Notifier): Promi
   return { digests, items };
 }
 
-/** Quiet-hours rows whose window has ended go back to pending; the caller then delivers them. */
-export async function releaseDeferred(ctx: AppContext): Promise<number> {
+/**
+ * Quiet-hours rows whose window has ended go back to pending, leased to this instance in the
+ * same statement: the caller delivers exactly the rows it released, so a concurrent release on
+ * another instance can neither take them twice nor leave them behind.
+ */
+export async function releaseDeferred(ctx: AppContext): Promise<DispatchRow[]> {
   const d = notificationDispatches;
   const now = ctx.clock();
-  const rows = await ctx.db
+  return ctx.db
     .update(d)
-    .set({ decision: 'pending', lockedUntil: null, updatedAt: now })
+    .set({
+      decision: 'pending',
+      lockedUntil: new Date(now.getTime() + LEASE_MS),
+      attempts: sql`${d.attempts} + 1`,
+      updatedAt: now,
+    })
     .where(and(eq(d.decision, 'deferred'), eq(d.reasonCode, 'quiet_hours'), lte(d.deliverAfter, now)))
-    .returning({ id: d.id });
-  return rows.length;
+    .returning();
 }

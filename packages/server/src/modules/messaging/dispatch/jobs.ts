@@ -26,8 +26,8 @@ export function messagingTasks(
       schedule: '* * * * *',
       async handler() {
         const released = await releaseDeferred(ctx);
-        const delivered = released ? await deps.deliverer.deliverPending(eq(d.reasonCode, 'quiet_hours')) : 0;
-        return { released, delivered };
+        await deps.deliverer.deliverClaimed(released);
+        return { released: released.length };
       },
     },
     {
