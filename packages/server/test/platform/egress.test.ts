@@ -19,7 +19,7 @@ async function refusal(call: Promise<unknown>): Promise<EgressError> {
   return err as EgressError;
 }
 
-/** A resolver stub: each name answers its queued lists in turn (the last one repeats); calls are counted. */
+/** A scripted resolver (DNS rebinding cannot be staged with real DNS here): each name answers its queued lists in turn (the last one repeats); calls are counted. */
 function scriptedResolver(answers: Record<string, string[][]>) {
   const calls: string[] = [];
   const resolve: Resolver = async (host) => {
@@ -184,7 +184,7 @@ describe('egress guard', () => {
   describe('connects to the address it checked (no DNS rebinding)', () => {
     it('uses the one answer it validated; a later, private answer refuses the next call', async () => {
       // The name is unknown to the system resolver, so reaching the receiver at all proves the
-      // connection used the pinned answer; the stub's second answer (private) is never consulted.
+      // connection used the pinned answer; the scripted second answer (private) is never consulted.
       const dns = scriptedResolver({ 'rebind.example': [['127.0.0.1'], ['10.0.0.7']] });
       const egress = createEgress({ allow: parseAllowList(`127.0.0.1:${receiver.port}`), resolve: dns.resolve });
       const res = await egress.request(`http://rebind.example:${receiver.port}/echo`);
