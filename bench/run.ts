@@ -20,13 +20,23 @@ import {
   type TestFile,
 } from './files.ts';
 import { type NotificationRow, notificationScenario, notificationSection } from './notifications.ts';
+import {
+  aloneNote,
+  atriumRows,
+  type Harness,
+  type OAuthRow,
+  OIDC_PROVIDER_SCRIPT,
+  oauthSection,
+  oidcProviderRows,
+} from './oauth.ts';
 
 /**
  * `npm run bench`: the service (PGlite, and PostgreSQL when BENCH_DATABASE_URL is set) against a
  * bare Fastify baseline, same machine, same Node, same load; then the file scenarios (bench/files.ts)
- * against the same disk and `@fastify/static`; then the notification scenario (bench/notifications.ts).
- * Writes bench/results/latest.md. `BENCH_ONLY=notifications` runs the notification scenario alone and
- * replaces only its section of latest.md.
+ * against the same disk and `@fastify/static`; then the OAuth scenario (bench/oauth.ts) against
+ * oidc-provider; then the notification scenario (bench/notifications.ts). Writes
+ * bench/results/latest.md. `BENCH_ONLY=notifications` or `BENCH_ONLY=oauth` runs that scenario alone
+ * and replaces only its section of latest.md.
  */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CONNECTIONS = 10;
@@ -43,9 +53,10 @@ type Scenario = { name: string; method: 'GET' | 'POST'; path: string; headers?: 
 const children = new Set<ChildProcess>();
 
 async function main() {
-  if (ONLY !== null && ONLY !== 'notifications')
-    throw new Error(`BENCH_ONLY=${ONLY}: the only scenario that runs alone is "notifications"`);
+  if (ONLY !== null && ONLY !== 'notifications' && ONLY !== 'oauth')
+    throw new Error(`BENCH_ONLY=${ONLY}: the scenarios that run alone are "notifications" and "oauth"`);
   if (ONLY === 'notifications') return notificationsOnly();
+  if (ONLY === 'oauth') return oauthOnly();
   const loadAtStart = os.loadavg()[0] ?? 0;
   const rows: Row[] = [];
   const fileRows: FileRow[] = [];
@@ -56,6 +67,7 @@ async function main() {
   const bare = await measure(baseline.url, { name: 'bare Fastify, GET / → {ok:true}', method: 'GET', path: '/' });
   rows.push({ scenario: 'bare Fastify, GET / → {ok:true}', database: '—', ...bare });
   await stop(baseline.child);
+  const oauthRows: OAuthRow[] = await oidcProviderRows(harness);
 
   // The 256 MiB test file, once per run, and the download yardstick serving it.
   const workDir = mkdtempSync(join(os.tmpdir(), 'atrium-bench-files-'));
@@ -101,6 +113,7 @@ async function main() {
           if (r.note) notes.push(r.note);
           fileRows.push(r);
         }
+        oauthRows.push(...(await atriumRows(harness, target.database, service)));
       } finally {
         await stop(service.child);
         rmSync(service.dataDir, { recursive: true, force: true });
@@ -120,7 +133,11 @@ async function main() {
   notes.unshift(
     `1-minute load average ${loadAtStart.toFixed(2)} before the run, ${(os.loadavg()[0] ?? 0).toFixed(2)} at its end`,
   );
-  const report = `${render(rows, bare.reqPerSec, fileRows, rss, notes)}\n${notificationSection(notificationRows, table).join('\n')}`;
+  const report = [
+    render(rows, bare.reqPerSec, fileRows, rss, notes),
+    oauthSection(oauthRows, bare, SETTINGS, table).join('\n'),
+    notificationSection(notificationRows, table).join('\n'),
+  ].join('\n');
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   writeFileSync(LATEST, report);
   console.log(report);
@@ -153,6 +170,44 @@ async function notificationsOnly() {
   const kept = previous.replace(/\n## Notifications\n[\s\S]*?(?=\n## |$)/, '\n').replace(/\n*$/, '\n');
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   writeFileSync(LATEST, `${kept}\n${section}`);
+  console.log(section);
+}
+
+/**
+ * BENCH_ONLY=oauth: bare Fastify and oidc-provider, each alone, then the service on PGlite and on a
+ * fresh PostgreSQL database when BENCH_DATABASE_URL is set; replaces the OAuth section of latest.md.
+ */
+async function oauthOnly() {
+  const loadAtStart = os.loadavg()[0] ?? 0;
+  const baseline = await startBaseline();
+  const bare = await measure(baseline.url, { name: 'bare Fastify', method: 'GET', path: '/' });
+  await stop(baseline.child);
+  const rows = await oidcProviderRows(harness);
+  const pgBase = process.env.BENCH_DATABASE_URL;
+  for (const database of pgBase ? ['PGlite', 'PostgreSQL'] : ['PGlite']) {
+    const db = database === 'PostgreSQL' && pgBase ? await createDatabase(pgBase) : null;
+    try {
+      const service = await startService(db?.url ?? null);
+      try {
+        rows.push(...(await atriumRows(harness, database, service)));
+      } finally {
+        await stop(service.child);
+        rmSync(service.dataDir, { recursive: true, force: true });
+      }
+    } finally {
+      await db?.drop();
+    }
+  }
+  const section = oauthSection(rows, bare, SETTINGS, table, [aloneNote('oauth', loadAtStart)]).join('\n');
+  const previous = existsSync(LATEST) ? readFileSync(LATEST, 'utf8') : '# Atrium benchmark\n';
+  const existing = /\n## OAuth\n[\s\S]*?(?=\n## |$)/;
+  const next = existing.test(previous)
+    ? previous.replace(existing, `\n${section}`)
+    : previous.includes('\n## Notifications\n')
+      ? previous.replace('\n## Notifications\n', `\n${section}\n## Notifications\n`)
+      : `${previous.replace(/\n*$/, '\n')}\n${section}`;
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+  writeFileSync(LATEST, next);
   console.log(section);
 }
 
@@ -260,6 +315,23 @@ async function startStatic(root: string) {
   await waitReady(child, `${url}/ready`);
   return { child, url };
 }
+
+/** oidc-provider (bench/oauth.ts run as a script) with `env` naming its client. */
+async function startOidcProvider(env: Record<string, string>) {
+  const port = await freePort();
+  const child = launch([OIDC_PROVIDER_SCRIPT], {
+    PATH: process.env.PATH ?? '',
+    NODE_ENV: 'production',
+    PORT: String(port),
+    ...env,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitReady(child, `${url}/.well-known/openid-configuration`);
+  return { child, url };
+}
+
+const harness: Harness = { measure, signIn, stop, startOidcProvider };
+const SETTINGS = { connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, measureSeconds: MEASURE_SECONDS };
 
 /** Children run on this same Node binary (npm puts the pinned Node 24 first). */
 function launch(args: string[], env: Record<string, string>): ChildProcess {

@@ -7,6 +7,7 @@ import { identityStats } from './modules/identity/identity-stats.ts';
 import { createIdentityModule, type IdentityModule } from './modules/identity/index.ts';
 import { createMemberModule, memberContacts } from './modules/member/index.ts';
 import { createMessagingModule, type MessagingModule } from './modules/messaging/index.ts';
+import { createOpenPlatformModule, type OpenPlatformModule } from './modules/open-platform/index.ts';
 import { createOpsModule } from './modules/ops/index.ts';
 import { createSchedulerModule } from './modules/scheduler/index.ts';
 import { createSystemModule, operationStats } from './modules/system/index.ts';
@@ -43,6 +44,7 @@ declare module 'fastify' {
     ctx: AppContext;
     identity: IdentityModule;
     messaging: MessagingModule;
+    openPlatform: OpenPlatformModule;
     /** every permission code a route declares, templates expanded (`security:setting:view`) */
     permissionCodes: ReadonlySet<string>;
   }
@@ -98,6 +100,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     missingTargets: identity.missingTargets,
     activeUsers: identity.activeUsers,
   });
+  const openPlatform = createOpenPlatformModule(ctx, {
+    user: identity.oauthSubject,
+    notifyWithin: messaging.notifyWithin,
+  });
   // The task center's completion events reach their owners through the notification center.
   tasks.onTaskFinished(async (e) => {
     if (e.event !== 'platform.export.finished') return;
@@ -111,15 +117,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   if (config.captchaEnabled !== null) settingsRegistry.setDefault('security', 'captchaEnabled', config.captchaEnabled);
 
-  const app = createHttpServer({ config, logger, metrics, license, cache, resolveAuth: identity.resolveAuth });
+  const app = createHttpServer({
+    config,
+    logger,
+    metrics,
+    license,
+    cache,
+    resolveAuth: identity.resolveAuth,
+    resolveAppAuth: openPlatform.resolveAppAuth,
+  });
   app.decorate('ctx', ctx);
   app.decorate('identity', identity);
   app.decorate('messaging', messaging);
+  app.decorate('openPlatform', openPlatform);
   const declared = new Set<string>();
   app.addHook('onRoute', (r) => {
     if (r.config?.permission) declared.add(r.config.permission);
   });
-  await registerOpenApi(app, VERSION);
+  await registerOpenApi(app, VERSION, openPlatform.scopes.descriptions());
   await app.register(websocket);
 
   await ops.register(app);
@@ -130,6 +145,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await files.register(app);
   await tasks.register(app);
   await messaging.register(app);
+  await openPlatform.register(app);
   ctx.realtime.register(app, identity.resolveAuth);
   await deps.extraRoutes?.(app);
   await registerDocsRoutes(app);

@@ -31,6 +31,12 @@ export type Config = {
   loginAccountLimitPerMinute: number;
   license: string | null;
   publicBaseUrl: string | null;
+  /** OAuth 2 server lifetimes in seconds (OAUTH_*_TTL_SECONDS) */
+  oauthAccessTokenTtlSeconds: number;
+  oauthRefreshTokenTtlSeconds: number;
+  oauthCodeTtlSeconds: number;
+  /** the admin console's consent page (OAUTH_CONSENT_URL); default PUBLIC_BASE_URL + /oauth2/authorize */
+  oauthConsentUrl: string | null;
   /** field-encryption keys, the current one first (SECRET_KEYS) */
   secretKeys: SecretKey[];
   /** jobs: idle worker poll, cron check and expired-job sweep intervals in seconds (JOBS_*) */
@@ -168,6 +174,10 @@ export function loadConfig(env: Env): Config {
     loginAccountLimitPerMinute: int(env, 'LOGIN_ACCOUNT_LIMIT_PER_MINUTE', 10, 1, 100_000),
     license: str(env, 'LICENSE'),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']),
+    oauthAccessTokenTtlSeconds: int(env, 'OAUTH_ACCESS_TOKEN_TTL_SECONDS', 3600, 60, 86_400),
+    oauthRefreshTokenTtlSeconds: int(env, 'OAUTH_REFRESH_TOKEN_TTL_SECONDS', 30 * 86_400, 300, 365 * 86_400),
+    oauthCodeTtlSeconds: int(env, 'OAUTH_CODE_TTL_SECONDS', 60, 10, 600),
+    oauthConsentUrl: url(env, 'OAUTH_CONSENT_URL', ['http:', 'https:']),
     secretKeys,
     jobsPollSeconds: int(env, 'JOBS_POLL_SECONDS', 2, 1, 60),
     jobsCronCheckSeconds: int(env, 'JOBS_CRON_CHECK_SECONDS', 30, 1, 45),

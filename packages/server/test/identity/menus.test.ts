@@ -53,7 +53,13 @@ async function menuRow(id: number) {
 describe('seed', () => {
   it('seeds the console tree with buttons, the platform part and two hidden personal pages', async () => {
     const tree = (await call(t.app, 'GET', '/api/menus', { token: t.adminToken })).json().data as Node[];
-    expect(tree.filter((n) => !n.hidden).map((n) => n.name)).toEqual(['System', 'Messaging', 'Monitor', 'Platform']);
+    expect(tree.filter((n) => !n.hidden).map((n) => n.name)).toEqual([
+      'System',
+      'Messaging',
+      'Monitor',
+      'Open Platform',
+      'Platform',
+    ]);
     const system = named(tree, 'System');
     expect(system.children.map((n) => n.name)).toEqual([
       'Users',
@@ -83,6 +89,7 @@ describe('seed', () => {
       'Dashboard',
       'Tasks',
     ]);
+    expect(named(tree, 'Open Platform').children.map((n) => n.name)).toEqual(['Applications', 'Webhooks']);
     expect(named(tree, 'Platform').children.map((n) => n.name)).toEqual(['Tenants', 'Cron jobs']);
     // Every code on a menu node guards a real route: a role bound to menus gets usable permissions.
     const codes: string[] = [];

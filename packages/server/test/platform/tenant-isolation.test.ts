@@ -7,6 +7,7 @@ import { sampleOf } from '../helpers/sample-body.ts';
 import { emailLogRow } from '../messaging/email-helpers.ts';
 import { messageRow } from '../messaging/inapp-helpers.ts';
 import { smsLogRow } from '../messaging/sms-helpers.ts';
+import { deliveryRow, insertApp } from '../open-platform/webhooks-helpers.ts';
 import { taskRow } from '../tasks/tasks-helpers.ts';
 
 /**
@@ -101,6 +102,22 @@ beforeAll(async () => {
   idsOfB.set('/api/email-send-logs', await emailLogRow(t, b.tenantId));
   const device = { platform: 'android', registrationId: 'b-device' };
   idsOfB.set('/api/push-devices', await createInB('/api/push-devices', device));
+  const openApp = {
+    name: 'B app',
+    clientType: 'confidential',
+    grantTypes: ['client_credentials'],
+    redirectUris: [],
+    allowedScopes: ['drive:read'],
+  };
+  const bApp = await createInB('/api/open-platform/apps', openApp);
+  idsOfB.set('/api/open-platform/apps', bApp);
+  // A's administrator has no consent for B's application: disconnecting it must find nothing
+  idsOfB.set('/api/open-platform/connected-apps', bApp);
+  // a public IP literal: the URL passes the egress check without DNS; nothing is ever sent to it
+  const webhook = { appId: await insertApp(t, b.tenantId), url: 'https://93.184.215.14/b-hook', events: ['*'] };
+  const subscription = await createInB('/api/open-platform/webhooks', webhook);
+  idsOfB.set('/api/open-platform/webhooks', subscription);
+  idsOfB.set('/api/open-platform/webhook-deliveries', await deliveryRow(t, b.tenantId, subscription));
   const sessions = await call(t.app, 'GET', '/api/online-sessions', { token: b.adminToken });
   idsOfB.set('/api/online-sessions', sessions.json().data.list[0].id);
 });

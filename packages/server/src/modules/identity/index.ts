@@ -10,6 +10,7 @@ import {
   userContacts,
   usersByTargets,
 } from './notification-contacts.ts';
+import { oauthSubject } from './oauth-subject.ts';
 import { authRoutes } from './routes/auth.ts';
 import { departmentRoutes } from './routes/departments.ts';
 import { loginLogRoutes } from './routes/login-logs.ts';
@@ -43,6 +44,8 @@ export function createIdentityModule(ctx: AppContext) {
     targetsOfUser: (userId: number) => targetsOfUser(ctx.db, userId),
     missingTargets: (tenantId: number | null, targets: AudienceTarget[]) => missingTargets(ctx.db, tenantId, targets),
     activeUsers: (tenantId: number | null) => activeUsers(ctx.db, tenantId),
+    /** for the OAuth server: the subject of a grant (null when the user is gone) */
+    oauthSubject: (userId: number) => oauthSubject(ctx.db, userId, ctx.clock()),
     async register(app: FastifyInstance) {
       authRoutes(app, ctx, auth, sessions);
       usersRoutes(app, ctx, sessions, auth);

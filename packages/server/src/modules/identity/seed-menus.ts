@@ -146,6 +146,19 @@ export const MENU_TREE: SeedNode[] = [
     ],
   },
   {
+    name: 'Open Platform',
+    type: 'directory',
+    path: '/open-platform',
+    icon: 'api',
+    children: [
+      page('Applications', '/open-platform/apps', 'appstore', 'open:app:list', [
+        ...crudButtons('app', 'open'),
+        button('Rotate secret', 'open:app:secret'),
+      ]),
+      page('Webhooks', '/open-platform/webhooks', 'send', 'open:webhook:list'),
+    ],
+  },
+  {
     name: 'Platform',
     type: 'directory',
     path: '/platform',

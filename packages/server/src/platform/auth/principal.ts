@@ -12,7 +12,20 @@ export type UserPrincipal = {
 
 export type MemberPrincipal = { kind: 'member'; memberId: number; tenantId: number };
 
-export type Principal = UserPrincipal | MemberPrincipal;
+/**
+ * An open-platform application calling with an OAuth 2 access token (route `auth: 'app'`).
+ * `userId` is the user who authorized it (authorization code), null for client credentials.
+ */
+export type AppPrincipal = {
+  kind: 'app';
+  appId: number;
+  clientId: string;
+  tenantId: number | null;
+  userId: number | null;
+  scopes: ReadonlySet<string>;
+};
+
+export type Principal = UserPrincipal | MemberPrincipal | AppPrincipal;
 
 /**
  * What every service call carries: the tenant the work happens in and who asks.

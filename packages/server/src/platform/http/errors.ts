@@ -1,3 +1,5 @@
+import { Type } from 'typebox';
+
 /**
  * The one error type a handler or service throws for an expected failure. The error handler
  * turns it into `{ code, error, message, details?, requestId }` with `status` as HTTP status.
@@ -12,17 +14,25 @@ export class AppError extends Error {
   readonly headers: Record<string, string> | undefined;
   /** seconds a client should wait before retrying (429, 503); also sent as `Retry-After` */
   readonly retryAfter: number | undefined;
+  /** further top-level body fields (an OAuth authorize error's `redirectUrl`) */
+  readonly extra: Record<string, unknown> | undefined;
 
   constructor(
     status: number,
     key: string,
     message: string,
-    opts?: { details?: FieldError[]; headers?: Record<string, string>; retryAfter?: number },
+    opts?: {
+      details?: FieldError[];
+      headers?: Record<string, string>;
+      retryAfter?: number;
+      extra?: Record<string, unknown>;
+    },
   ) {
     super(message);
     this.status = status;
     this.key = key;
     this.details = opts?.details;
+    this.extra = opts?.extra;
     this.retryAfter = opts?.retryAfter;
     this.headers =
       opts?.retryAfter === undefined ? opts?.headers : { ...opts?.headers, 'retry-after': String(opts.retryAfter) };
@@ -54,4 +64,75 @@ export const httpErrors = {
       retryAfter: retryAfterSeconds,
     }),
   internal: () => new AppError(500, 'internal.error', 'Internal server error'),
+  unavailable: () =>
+    new AppError(503, 'service.unavailable', 'The service is temporarily unavailable, try again shortly', {
+      retryAfter: 5,
+    }),
 };
+
+/** RFC 6749 §5.2 / RFC 6750 §3.1 error codes with their HTTP status (spec §7.1). */
+export const OAUTH_ERROR_STATUS = {
+  invalid_request: 400,
+  invalid_client: 400,
+  invalid_grant: 400,
+  unauthorized_client: 400,
+  unsupported_grant_type: 400,
+  unsupported_response_type: 400,
+  invalid_scope: 400,
+  access_denied: 400,
+  invalid_token: 401,
+  insufficient_scope: 403,
+  server_error: 500,
+  temporarily_unavailable: 503,
+} as const;
+
+export type OAuthErrorCode = keyof typeof OAUTH_ERROR_STATUS;
+
+/** An OAuth protocol error: `key` is the RFC code, `message` the public error_description. */
+export function oauthError(
+  code: OAuthErrorCode,
+  description: string,
+  opts?: { headers?: Record<string, string>; extra?: Record<string, unknown> },
+): AppError {
+  return new AppError(OAUTH_ERROR_STATUS[code], code, description, opts);
+}
+
+/**
+ * The wire shape of a protocol error (RFC 6749 §5.2): the response schema of every error status
+ * of an `errorFormat: 'oauth'` route, so the serializer does not demand the envelope's fields.
+ */
+export const OAuthErrorBody = Type.Object(
+  {
+    error: Type.String({ description: 'RFC 6749 §5.2 / RFC 6750 §3.1 error code' }),
+    error_description: Type.String(),
+    redirectUrl: Type.Optional(
+      Type.String({ description: 'authorize only: where the consent page sends the browser back (RFC 6749 §4.1.2.1)' }),
+    ),
+  },
+  { $id: 'OAuthErrorBody', title: 'OAuth error' },
+);
+
+/**
+ * The HTTP status a protocol error is answered with: the code's own (spec §7.1), so a kernel
+ * 404/413/415 rendered as `invalid_request` is a 400 like every other `invalid_request`. A 429
+ * keeps its status: its Retry-After means nothing on a 400.
+ */
+export function oauthErrorStatus(err: AppError, code: OAuthErrorCode): number {
+  return err.status === 429 ? 429 : OAUTH_ERROR_STATUS[code];
+}
+
+/** The RFC 6749 §5.2 body for any error raised on a protocol endpoint. */
+export function oauthErrorBody(err: AppError): { error: OAuthErrorCode; error_description: string } {
+  if (err.key in OAUTH_ERROR_STATUS) {
+    return { error: err.key as OAuthErrorCode, error_description: err.message, ...err.extra };
+  }
+  const described = err.details?.length
+    ? err.details
+        .map((d) => `${d.field} ${d.message.startsWith('must have required property') ? 'is required' : d.message}`)
+        .join('; ')
+    : err.message;
+  if (err.status === 503) return { error: 'temporarily_unavailable', error_description: err.message };
+  if (err.status >= 500) return { error: 'server_error', error_description: 'Internal server error' };
+  if (err.status === 401) return { error: 'invalid_token', error_description: err.message };
+  return { error: 'invalid_request', error_description: described };
+}

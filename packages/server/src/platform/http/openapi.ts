@@ -35,11 +35,23 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'Dashboard', description: 'Totals for the console home' },
   { name: 'Monitor', description: 'Health, server monitor, licence' },
   { name: 'CronJobs', description: 'Cron jobs bound to registered handlers, run log (platform scope)' },
+  {
+    name: 'OAuth2',
+    description: 'OAuth 2.1 authorization server: authorize, token, revoke, introspect, UserInfo, discovery',
+  },
+  { name: 'OpenApps', description: 'Open-platform applications (OAuth clients), scopes, connected apps' },
+  { name: 'OpenWebhooks', description: 'Open-platform webhook subscriptions, deliveries and redelivery' },
+  { name: 'OpenApi', description: 'The open interface for applications (OAuth 2 bearer, /api/open/v1)' },
   { name: 'Docs', description: 'The API description and its reference UI' },
 ];
 
 /** Registers the OpenAPI generator. Call before any route so every route is collected. */
-export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
+export async function registerOpenApi(
+  app: FastifyInstance,
+  version: string,
+  /** the OAuth 2 scopes applications can hold (name → description), for the OAuth2 scheme */
+  oauthScopes: Record<string, string> = {},
+): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -49,7 +61,22 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         description: 'Multi-tenant back-office platform. Conventions: docs/api-conventions.md.',
       },
       components: {
-        securitySchemes: { BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+        securitySchemes: {
+          BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          // open-platform routes (auth 'app'): opaque access tokens from the OAuth 2.1 server
+          OAuth2: {
+            type: 'oauth2',
+            flows: {
+              clientCredentials: { tokenUrl: '/api/oauth2/token', scopes: oauthScopes },
+              authorizationCode: {
+                authorizationUrl: '/oauth2/authorize',
+                tokenUrl: '/api/oauth2/token',
+                refreshUrl: '/api/oauth2/token',
+                scopes: oauthScopes,
+              },
+            },
+          },
+        },
       },
       security: [{ BearerAuth: [] }],
       tags: TAGS,

@@ -12,7 +12,9 @@ export type AuthMode =
   /** no credentials needed, but a valid user token attaches the user */
   | 'optional'
   /** a signed-in admin user */
-  | 'user';
+  | 'user'
+  /** an open-platform application's OAuth 2 access token holding the route's `scopes` (RFC 6750) */
+  | 'app';
 
 /**
  * At most `max` requests per `windowSeconds` (a fixed window that starts at the first request)
@@ -55,6 +57,13 @@ export type RouteDef<S extends Schemas> = {
   auth: AuthMode;
   /** permission code; `{name}` is filled from the path params (`{module}:setting:view`) */
   permission?: string;
+  /** `auth: 'app'` only: scopes the access token must hold (all of them) */
+  scopes?: string[];
+  /**
+   * `oauth` for OAuth 2 protocol endpoints: every error, the kernel's own included, is answered
+   * as RFC 6749 §5.2 `{ error, error_description }` (spec §7.1). Default `envelope`.
+   */
+  errorFormat?: ErrorFormat;
   /** licence feature the route needs */
   feature?: string;
   /** requests per caller and window; shown in OpenAPI as x-rate-limit */
@@ -71,10 +80,14 @@ export type RouteDef<S extends Schemas> = {
   handler: (req: RouteRequest<S>, reply: FastifyReply) => Promise<unknown>;
 };
 
+export type ErrorFormat = 'envelope' | 'oauth';
+
 export type RouteConfig = {
   operation: string;
   auth: AuthMode;
   permission?: string;
+  scopes?: string[];
+  errorFormat: ErrorFormat;
   feature?: string;
   rateLimit?: RateLimit;
   audit: boolean;
@@ -88,16 +101,20 @@ export function route<S extends Schemas>(app: FastifyInstance, def: RouteDef<S>)
   const status = def.status ?? 200;
   const { tags, summary, description, params, querystring, body, response } = def.schema;
   const limit = checkedRateLimit(def.operation, def.rateLimit);
+  if (def.scopes && def.auth !== 'app') throw new Error(`${def.operation}: scopes apply to auth 'app' routes only`);
   const success = envelope ? Envelope(response) : response;
   const responses: Record<number, unknown> = {
     [status]: def.produces ? { content: { [def.produces]: { schema: success } } } : success,
   };
-  for (const code of errorStatuses) responses[code] = { $ref: 'ErrorBody#' };
+  const errorBody = def.errorFormat === 'oauth' ? 'OAuthErrorBody#' : 'ErrorBody#';
+  for (const code of errorStatuses) responses[code] = { $ref: errorBody };
 
   const config: RouteConfig = {
     operation: def.operation,
     auth: def.auth,
     permission: def.permission,
+    scopes: def.scopes,
+    errorFormat: def.errorFormat ?? 'envelope',
     feature: def.feature,
     rateLimit: limit,
     audit: def.audit ?? (def.method !== 'GET' && def.auth === 'user'),
@@ -113,7 +130,8 @@ export function route<S extends Schemas>(app: FastifyInstance, def: RouteDef<S>)
       summary,
       description,
       operationId: def.operation,
-      ...(def.auth === 'user' ? {} : { security: [] }),
+      ...(def.auth === 'user' ? {} : { security: def.auth === 'app' ? [{ OAuth2: def.scopes ?? [] }] : [] }),
+      ...(def.scopes ? { 'x-scopes': def.scopes } : {}),
       ...(def.permission ? { 'x-permission': def.permission } : {}),
       ...(def.feature ? { 'x-feature': def.feature } : {}),
       ...(limit

@@ -4,11 +4,11 @@ import addFormats from 'ajv-formats';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { License } from '../auth/license.ts';
-import type { Principal, Scope } from '../auth/principal.ts';
+import type { AppPrincipal, Principal, Scope } from '../auth/principal.ts';
 import type { Cache } from '../cache/cache.ts';
 import { sha256 } from '../crypto/digest.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import { AppError, type FieldError, httpErrors } from './errors.ts';
+import { AppError, type FieldError, httpErrors, OAuthErrorBody, oauthErrorBody, oauthErrorStatus } from './errors.ts';
 import type { RateLimit, RouteConfig } from './route.ts';
 import { ErrorBody } from './schemas.ts';
 
@@ -28,12 +28,16 @@ export type AuthResolver = (
   req: FastifyRequest,
 ) => Promise<{ principal: Principal; tenantId: number | null } | null>;
 
+/** Turns an OAuth 2 access token into the application calling (route `auth: 'app'`), or null. */
+export type AppAuthResolver = (token: string) => Promise<AppPrincipal | null>;
+
 export type HttpServerOptions = {
   config: Pick<Config, 'trustProxy' | 'bodyLimitBytes'>;
   logger: FastifyBaseLogger;
   metrics: Metrics;
   license: License;
   resolveAuth: AuthResolver;
+  resolveAppAuth: AppAuthResolver;
   /** rate-limit counters (route `rateLimit`) */
   cache: Pick<Cache, 'incr'>;
 };
@@ -53,11 +57,21 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     routerOptions: { ignoreTrailingSlash: true },
   });
   app.addSchema(ErrorBody);
+  app.addSchema(OAuthErrorBody);
   app.setValidatorCompiler(createValidatorCompiler());
   // HTML forms and protocol endpoints (RFC 8058 one-click unsubscribe, OAuth token requests)
-  // post application/x-www-form-urlencoded: parsed into a flat object of the last value per name.
+  // post application/x-www-form-urlencoded: one string per name; a repeated name becomes an
+  // array, which a string schema then rejects (RFC 6749 §3.2: parameters must not repeat).
+  // Own properties only: a field named `constructor` or `toString` must not pick up
+  // Object.prototype's, and `__proto__` is dropped rather than set as the prototype.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    const out: Record<string, string | string[]> = {};
+    for (const [name, value] of new URLSearchParams(body as string)) {
+      if (name === '__proto__') continue;
+      const seen = Object.hasOwn(out, name) ? out[name] : undefined;
+      out[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
+    }
+    done(null, out);
   });
   app.decorateRequest('scope', null as unknown as Scope);
 
@@ -71,7 +85,8 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     const limit = cfg.rateLimit;
     // An IP limit is checked first, so a flood is refused before any token work.
     if (limit?.key === 'ip') await enforceRateLimit(req, cfg.operation, limit);
-    if (cfg.auth !== 'public') await authenticate(req, cfg);
+    if (cfg.auth === 'app') await authenticateApp(req, cfg);
+    else if (cfg.auth !== 'public') await authenticate(req, cfg);
     if (limit && limit.key !== 'ip') await enforceRateLimit(req, cfg.operation, limit);
   });
 
@@ -103,6 +118,31 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     }
   }
 
+  /** RFC 6750 §3: a missing token gets a bare challenge, a bad one `invalid_token`, too few scopes 403. */
+  async function authenticateApp(req: FastifyRequest, cfg: Partial<RouteConfig>) {
+    const token = bearer(req.headers.authorization);
+    if (!token) {
+      throw new AppError(401, 'auth.unauthenticated', 'An OAuth 2 access token is required', {
+        headers: { 'www-authenticate': 'Bearer realm="atrium"' },
+      });
+    }
+    const principal = await opts.resolveAppAuth(token);
+    if (!principal) {
+      throw new AppError(401, 'auth.invalid_token', 'The access token is invalid, expired or revoked', {
+        headers: { 'www-authenticate': 'Bearer realm="atrium", error="invalid_token"' },
+      });
+    }
+    req.scope.principal = principal;
+    req.scope.tenantId = principal.tenantId;
+    const missing = (cfg.scopes ?? []).filter((s) => !principal.scopes.has(s));
+    if (missing.length) {
+      const needed = (cfg.scopes ?? []).join(' ');
+      throw new AppError(403, 'auth.insufficient_scope', `The access token lacks the scope ${missing.join(' ')}`, {
+        headers: { 'www-authenticate': `Bearer realm="atrium", error="insufficient_scope", scope="${needed}"` },
+      });
+    }
+  }
+
   app.addHook('onResponse', async (req, reply) => {
     const operation = req.routeOptions.config.operation ?? 'unmatched';
     opts.metrics.observeRequest(operation, req.method, reply.statusCode, reply.elapsedTime / 1000);
@@ -117,12 +157,19 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     if (appErr.status >= 500) req.log.error({ err }, 'request failed');
     else req.log.info({ error: appErr.key, status: appErr.status }, 'request rejected');
     if (appErr.headers) reply.headers(appErr.headers);
+    if (req.routeOptions.config?.errorFormat === 'oauth') {
+      // RFC 6749 §5.1/§5.2: protocol answers, errors included, are never cached
+      reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+      const body = oauthErrorBody(appErr);
+      return reply.code(oauthErrorStatus(appErr, body.error)).send(body);
+    }
     return reply.code(appErr.status).send({
       code: appErr.status,
       error: appErr.key,
       message: appErr.message,
       ...(appErr.details ? { details: appErr.details } : {}),
       ...(appErr.retryAfter !== undefined ? { retryAfter: appErr.retryAfter } : {}),
+      ...appErr.extra,
       requestId: req.id,
     });
   });
@@ -153,6 +200,7 @@ function rateLimitSubject(req: FastifyRequest, limit: RateLimit): string {
   const p = req.scope.principal;
   if (limit.key === 'user' && p?.kind === 'user') return `user:${p.userId}`;
   if (limit.key === 'user' && p?.kind === 'member') return `member:${p.memberId}`;
+  if (limit.key === 'user' && p?.kind === 'app') return `app:${p.appId}`;
   return `ip:${req.ip}`;
 }
 
@@ -182,10 +230,32 @@ function toAppError(err: FastifyError | AppError): AppError {
       return httpErrors.unsupportedMediaType();
   }
   if (err instanceof SyntaxError && err.statusCode === 400) return httpErrors.malformedJson();
+  if (databaseUnavailable(err)) return httpErrors.unavailable();
   if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
     return new AppError(err.statusCode, 'request.invalid', err.message);
   }
   return httpErrors.internal();
+}
+
+/** The database cannot be reached (refused, pool exhausted, shut down): a 503 the caller may retry. */
+function databaseUnavailable(err: unknown): boolean {
+  for (
+    let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    depth++
+  ) {
+    if (typeof e.code === 'string' && ['ECONNREFUSED', 'ECONNRESET', '57P01', '57P03', '53300'].includes(e.code))
+      return true;
+    if (
+      typeof e.message === 'string' &&
+      /PGlite is closed|Connection terminated|timeout exceeded when trying to connect|Cannot use a pool after calling end/.test(
+        e.message,
+      )
+    )
+      return true;
+    e = e.cause as typeof e;
+  }
+  return false;
 }
 
 type AjvError = { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string };

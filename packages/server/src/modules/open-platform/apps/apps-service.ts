@@ -1,0 +1,152 @@
+import { type Scope, userOf } from '../../../platform/auth/principal.ts';
+import type { AppContext } from '../../../platform/context.ts';
+import type { PageRequest } from '../../../platform/db/scoped.ts';
+import { isUniqueViolation } from '../../../platform/db/sql.ts';
+import { revokeTokensOutsideScopes } from '../oauth/tokens.ts';
+import { checkAppSettings } from './app-rules.ts';
+import * as repo from './apps-repository.ts';
+import { appErrors } from './errors.ts';
+import type { AppsDeps } from './index.ts';
+import { DEFAULT_GRACE_SECONDS } from './schemas.ts';
+import { hashSecret, newClientId, newClientSecret, secretHint } from './secrets.ts';
+import type { AppStatus, ClientType, GrantType } from './tables.ts';
+
+export type AppCreateInput = {
+  name: string;
+  description?: string;
+  homepageUrl?: string;
+  logoUrl?: string;
+  clientType: ClientType;
+  grantTypes: GrantType[];
+  redirectUris: string[];
+  allowedScopes: string[];
+};
+export type AppUpdateInput = Partial<Omit<AppCreateInput, 'clientType'>>;
+
+/** The answer shape: never a secret nor a digest of one, only its hint and rotation times. */
+export function toAppDto(row: repo.AppRow) {
+  const { secretHash: _s, previousSecretHash: _p, tenantId: _t, ...rest } = row;
+  return rest;
+}
+
+/**
+ * Applications (OAuth clients) of the caller's tenant; the platform's when the scope has no
+ * tenant. A client secret is 256 random bits, shown once (create, rotate) and stored as SHA-256.
+ */
+export function createAppsService(ctx: AppContext, deps: AppsDeps) {
+  const { db, clock } = ctx;
+
+  async function rowOrThrow(scope: Scope, id: number) {
+    const row = await repo.apps.findById(db, scope, id);
+    if (!row) throw appErrors.appNotFound();
+    return row;
+  }
+
+  async function uniqueName<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (isUniqueViolation(err)) throw appErrors.nameExists();
+      throw err;
+    }
+  }
+
+  return {
+    scopes: () => deps.scopes.all().map((s) => ({ name: s.name, description: s.description, userOnly: !!s.userOnly })),
+
+    async list(scope: Scope, q: PageRequest & repo.AppFilter) {
+      const page = await repo.pageApps(db, scope, q);
+      return { ...page, list: page.list.map(toAppDto) };
+    },
+
+    get: async (scope: Scope, id: number) => toAppDto(await rowOrThrow(scope, id)),
+
+    async create(scope: Scope, input: AppCreateInput) {
+      const settings = { ...input, homepageUrl: input.homepageUrl ?? '', logoUrl: input.logoUrl ?? '' };
+      checkAppSettings(deps.scopes, settings);
+      const secret = input.clientType === 'confidential' ? newClientSecret() : null;
+      const now = clock();
+      const row = await uniqueName(() =>
+        repo.apps.insert(db, scope, {
+          ...settings,
+          name: input.name.trim(),
+          description: input.description ?? '',
+          clientId: newClientId(),
+          secretHash: secret ? hashSecret(secret) : null,
+          secretHint: secret ? secretHint(secret) : null,
+          status: 'active',
+          createdBy: userOf(scope)?.userId ?? null,
+          createdAt: now,
+          updatedAt: now,
+        }),
+      );
+      return { ...toAppDto(row), ...(secret ? { clientSecret: secret } : {}) };
+    },
+
+    /** Tokens holding a scope the application may no longer be granted stop working in the same transaction. */
+    async update(scope: Scope, id: number, patch: AppUpdateInput) {
+      const row = await uniqueName(() =>
+        db.transaction(async (tx) => {
+          const current = await repo.lockApp(tx, scope, id);
+          if (!current) throw appErrors.appNotFound();
+          const merged = {
+            clientType: current.clientType,
+            grantTypes: patch.grantTypes ?? current.grantTypes,
+            redirectUris: patch.redirectUris ?? current.redirectUris,
+            allowedScopes: patch.allowedScopes ?? current.allowedScopes,
+            homepageUrl: patch.homepageUrl ?? current.homepageUrl,
+            logoUrl: patch.logoUrl ?? current.logoUrl,
+          };
+          checkAppSettings(deps.scopes, merged);
+          const now = clock();
+          const updated = await repo.apps.update(tx, scope, id, {
+            ...patch,
+            ...(patch.name !== undefined ? { name: patch.name.trim() } : {}),
+            updatedAt: now,
+          });
+          if (current.allowedScopes.some((s) => !merged.allowedScopes.includes(s))) {
+            await revokeTokensOutsideScopes(tx, id, merged.allowedScopes, now);
+          }
+          return updated;
+        }),
+      );
+      if (!row) throw appErrors.appNotFound();
+      return toAppDto(row);
+    },
+
+    /** A disabled application fails client authentication and its tokens stop working (the core joins on status). */
+    async setStatus(scope: Scope, id: number, status: AppStatus) {
+      const row = await repo.apps.update(db, scope, id, { status, updatedAt: clock() });
+      if (!row) throw appErrors.appNotFound();
+      return toAppDto(row);
+    },
+
+    /** A new secret, shown once; the replaced one keeps working for `graceSeconds` so clients can switch over. */
+    async rotateSecret(scope: Scope, id: number, graceSeconds = DEFAULT_GRACE_SECONDS) {
+      const current = await rowOrThrow(scope, id);
+      if (current.clientType !== 'confidential') throw appErrors.publicClientHasNoSecret();
+      const secret = newClientSecret();
+      const now = clock();
+      const row = await repo.rotateSecret(db, scope, id, {
+        secretHash: hashSecret(secret),
+        secretHint: secretHint(secret),
+        previousExpiresAt: graceSeconds > 0 ? new Date(now.getTime() + graceSeconds * 1000) : null,
+        now,
+      });
+      if (!row) throw appErrors.appNotFound();
+      return { ...toAppDto(row), clientSecret: secret };
+    },
+
+    /** The application and everything hanging off it (tokens, codes, consents, webhooks) go together. */
+    async remove(scope: Scope, id: number) {
+      await db.transaction(async (tx) => {
+        if (!(await repo.lockApp(tx, scope, id))) throw appErrors.appNotFound();
+        // dependants first, so a foreign key from them to the application cannot refuse the delete
+        await deps.onDelete(tx, id);
+        await repo.apps.deleteMany(tx, scope, [id]);
+      });
+    },
+  };
+}
+
+export type AppsService = ReturnType<typeof createAppsService>;

@@ -1,0 +1,73 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../platform/context.ts';
+import type { SystemTask } from '../../platform/jobs/types.ts';
+import { createApps } from './apps/index.ts';
+import { appAuthResolver } from './oauth/app-auth.ts';
+import { connectedAppsRoutes } from './oauth/connected-apps.ts';
+import type { OAuthDeps, OAuthUser } from './oauth/deps.ts';
+import { issuerOf } from './oauth/discovery.ts';
+import { oauthRoutes } from './oauth/routes.ts';
+import { signingKeys } from './oauth/signing-keys.ts';
+import { deleteAppGrants, purgeExpired, tokenStore } from './oauth/tokens.ts';
+import { openApiRoutes } from './open-api-routes.ts';
+import { createScopeRegistry } from './scopes.ts';
+import { createWebhooks, type WebhookDeps } from './webhooks/index.ts';
+
+export type { ScopeDef } from './scopes.ts';
+
+export type OpenPlatformDeps = {
+  /** identity's view of a user (OAuth subject) */
+  user: (userId: number) => Promise<OAuthUser | null>;
+} & WebhookDeps;
+
+/**
+ * The open platform (spec §1.1, §4.1, §5.7): applications (OAuth clients), the OAuth 2.1
+ * authorization server, bearer access for applications (`auth: 'app'`), connected apps, and
+ * open-platform webhooks.
+ */
+export function createOpenPlatformModule(ctx: AppContext, deps: OpenPlatformDeps) {
+  const scopes = createScopeRegistry();
+  const oauth: OAuthDeps = {
+    ctx,
+    issuer: issuerOf(ctx),
+    scopes,
+    store: tokenStore({
+      accessSeconds: ctx.config.oauthAccessTokenTtlSeconds,
+      refreshSeconds: ctx.config.oauthRefreshTokenTtlSeconds,
+    }),
+    keys: signingKeys(ctx),
+    user: deps.user,
+  };
+  const webhooks = createWebhooks(ctx, deps);
+  const apps = createApps(ctx, {
+    scopes,
+    // an application's grants and webhooks go with it, in the deleting transaction
+    onDelete: async (tx, appId) => {
+      await deleteAppGrants(tx, appId);
+      await webhooks.deleteForApp(tx, appId);
+    },
+  });
+  const purge: SystemTask = {
+    name: 'openPlatform.purgeExpiredTokens',
+    description: 'Delete OAuth tokens and codes that expired more than a day ago',
+    schedule: '17 3 * * *',
+    handler: async () => purgeExpired(ctx.db, ctx.clock()),
+  };
+  ctx.jobs.registerSystemTask(purge);
+
+  return {
+    scopes,
+    /** for the kernel: resolves `auth: 'app'` bearer tokens */
+    resolveAppAuth: appAuthResolver(ctx, deps.user),
+    webhooks: webhooks.api,
+    async register(app: FastifyInstance) {
+      oauthRoutes(app, oauth);
+      connectedAppsRoutes(app, oauth);
+      openApiRoutes(app);
+      apps.register(app);
+      webhooks.register(app);
+    },
+  };
+}
+
+export type OpenPlatformModule = ReturnType<typeof createOpenPlatformModule>;

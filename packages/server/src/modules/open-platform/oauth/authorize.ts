@@ -1,0 +1,149 @@
+import { sql } from 'drizzle-orm';
+import { type Scope, userOf } from '../../../platform/auth/principal.ts';
+import { randomToken, sha256 } from '../../../platform/crypto/digest.ts';
+import { AppError, oauthError } from '../../../platform/http/errors.ts';
+import { type ClientRecord, findClient } from '../apps/clients.ts';
+import { checkCodeChallenge, checkGrantAllowed, checkRedirectUri, checkResponseType, checkScopes } from './checks.ts';
+import type { OAuthDeps } from './deps.ts';
+import { oauthCodes, oauthConsents } from './tables.ts';
+
+export type AuthorizationRequest = {
+  client_id?: string;
+  redirect_uri?: string;
+  response_type?: string;
+  scope?: string;
+  state?: string;
+  code_challenge?: string;
+  code_challenge_method?: string;
+  nonce?: string;
+};
+
+type Checked = { client: ClientRecord; redirectUri: string; scopes: string[]; challenge: string | null };
+
+/**
+ * The authorization endpoint as a JSON API for the console's consent page (spec §4.1).
+ * RFC 6749 §4.1.2.1: while the client or redirect_uri is unproven nothing is redirected to; once
+ * both are, an error also carries `redirectUrl` (error, error_description, state, iss) for the
+ * page to send the browser back to the client.
+ */
+export function authorizeService(deps: OAuthDeps) {
+  const { ctx } = deps;
+
+  async function check(scope: Scope, q: AuthorizationRequest, pkce: 'required' | 'if-sent'): Promise<Checked> {
+    const client = q.client_id ? await findClient(ctx.db, q.client_id) : null;
+    // another tenant's application is reported like an unknown one: nothing leaks across tenants
+    if (client?.status !== 'active' || client.tenantId !== scope.tenantId) {
+      throw oauthError('invalid_client', 'unknown client');
+    }
+    const redirectUri = checkRedirectUri(client.redirectUris, q.redirect_uri);
+    try {
+      checkResponseType(q.response_type);
+      checkGrantAllowed(client, 'authorization_code');
+      const scopes = checkScopes(deps.scopes, client, q.scope, { withUser: true });
+      const challenge =
+        pkce === 'required' || q.code_challenge !== undefined || q.code_challenge_method !== undefined
+          ? checkCodeChallenge(q.code_challenge, q.code_challenge_method)
+          : null;
+      return { client, redirectUri, scopes, challenge };
+    } catch (err) {
+      if (err instanceof AppError) throw withRedirect(err, redirectUri, q.state);
+      throw err;
+    }
+  }
+
+  /** RFC 6749 §4.1.2.1 error response, plus RFC 9207 `iss`. */
+  function withRedirect(err: AppError, redirectUri: string, state: string | undefined): AppError {
+    const url = responseUrl(redirectUri, { error: err.key, error_description: err.message, state });
+    return oauthError(err.key as 'invalid_request', err.message, { extra: { redirectUrl: url } });
+  }
+
+  /** Appends parameters, keeping the registered URI's own query (RFC 6749 §3.1.2). */
+  function responseUrl(redirectUri: string, params: Record<string, string | undefined>): string {
+    const url = new URL(redirectUri);
+    for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.append(k, v);
+    url.searchParams.append('iss', deps.issuer);
+    return url.toString();
+  }
+
+  function signedInUser(scope: Scope) {
+    const user = userOf(scope);
+    if (!user) throw oauthError('access_denied', 'only signed-in users can authorize applications');
+    return user;
+  }
+
+  return {
+    /** What the consent page shows: the application, the scopes asked for, what was granted before. */
+    async info(scope: Scope, q: AuthorizationRequest) {
+      const user = signedInUser(scope);
+      const { client, redirectUri, scopes } = await check(scope, q, 'if-sent');
+      const [consent] = await ctx.db
+        .select({ scopes: oauthConsents.scopes })
+        .from(oauthConsents)
+        .where(sql`${oauthConsents.userId} = ${user.userId} and ${oauthConsents.appId} = ${client.id}`);
+      return {
+        client: {
+          clientId: client.clientId,
+          name: client.name,
+          description: client.description,
+          homepageUrl: client.homepageUrl,
+          logoUrl: client.logoUrl,
+        },
+        redirectUri,
+        responseType: 'code' as const,
+        scopes: scopes.map((name) => ({ name, description: deps.scopes.get(name)?.description ?? name })),
+        previouslyGranted: consent?.scopes ?? [],
+        state: q.state ?? null,
+        requiresPkce: true as const,
+        codeChallengeMethods: ['S256'],
+      };
+    },
+
+    /** The user's answer: a code on approval, `access_denied` on refusal; both as a redirectUrl. */
+    async decide(
+      scope: Scope,
+      q: AuthorizationRequest,
+      decision: 'approve' | 'deny',
+    ): Promise<{ redirectUrl: string }> {
+      const user = signedInUser(scope);
+      const { client, redirectUri, scopes, challenge } = await check(scope, q, 'required');
+      if (decision === 'deny') {
+        throw oauthError('access_denied', 'the user denied the request', {
+          extra: {
+            redirectUrl: responseUrl(redirectUri, {
+              error: 'access_denied',
+              error_description: 'the user denied the request',
+              state: q.state,
+            }),
+          },
+        });
+      }
+      const now = ctx.clock();
+      const code = randomToken();
+      await ctx.db.transaction(async (tx) => {
+        await tx.insert(oauthCodes).values({
+          codeHash: sha256(code),
+          tenantId: client.tenantId,
+          appId: client.id,
+          userId: user.userId,
+          redirectUri,
+          scopes,
+          codeChallenge: challenge as string,
+          nonce: q.nonce ?? null,
+          expiresAt: new Date(now.getTime() + ctx.config.oauthCodeTtlSeconds * 1000),
+        });
+        // the consent grows: scopes granted before stay granted
+        await tx
+          .insert(oauthConsents)
+          .values({ tenantId: client.tenantId, userId: user.userId, appId: client.id, scopes: [...scopes].sort() })
+          .onConflictDoUpdate({
+            target: [oauthConsents.userId, oauthConsents.appId],
+            set: {
+              scopes: sql`array(select distinct unnest(${oauthConsents.scopes} || excluded.scopes) order by 1)`,
+              updatedAt: now,
+            },
+          });
+      });
+      return { redirectUrl: responseUrl(redirectUri, { code, state: q.state }) };
+    },
+  };
+}

@@ -1,0 +1,188 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import { route } from '../../../platform/http/route.ts';
+import { authorizeService } from './authorize.ts';
+import type { OAuthDeps } from './deps.ts';
+import { serverMetadata } from './discovery.ts';
+import { introspect } from './introspection.ts';
+import { revoke } from './revocation.ts';
+import {
+  AuthorizeBody,
+  AuthorizeInfo,
+  AuthorizeInfoQuery,
+  IntrospectionSchema,
+  JwksSchema,
+  ServerMetadataSchema,
+  TokenBody,
+  TokenOnlyBody,
+  TokenResponseSchema,
+  UserInfoSchema,
+} from './schemas.ts';
+import { tokenEndpoint } from './token-endpoint.ts';
+import { userinfo } from './userinfo.ts';
+
+const tags = ['OAuth2'];
+
+/** The OAuth 2.1 endpoints of spec §4.1 plus discovery (RFC 8414, OIDC Discovery) and the JWKS. */
+export function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): void {
+  const authorize = authorizeService(deps);
+  const protocol = { envelope: false, errorFormat: 'oauth', audit: false } as const;
+  // RFC 6749 §5.1: token responses are never cached
+  const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+
+  route(app, {
+    method: 'GET',
+    url: '/api/oauth2/authorize/info',
+    operation: 'oauth.authorize.info',
+    auth: 'user',
+    errorFormat: 'oauth',
+    schema: {
+      tags,
+      summary: 'What the consent page shows for an authorization request (requiresPkce is always true)',
+      querystring: AuthorizeInfoQuery,
+      response: AuthorizeInfo,
+    },
+    handler: async (req) => authorize.info(req.scope, req.query),
+  });
+
+  route(app, {
+    method: 'POST',
+    url: '/api/oauth2/authorize',
+    operation: 'oauth.authorize.decide',
+    auth: 'user',
+    errorFormat: 'oauth',
+    audit: true,
+    schema: {
+      tags,
+      summary: 'Approve (or deny) an authorization request: data.redirectUrl carries code, state and iss',
+      description:
+        'Errors are RFC 6749 bodies; once client_id and redirect_uri are proven they also carry redirectUrl ' +
+        '(error, error_description, state, iss) to send the browser back to the client.',
+      body: AuthorizeBody,
+      response: Type.Object({ redirectUrl: Type.String() }),
+    },
+    handler: async (req) => {
+      const { decision, ...q } = req.body;
+      return authorize.decide(req.scope, q, decision ?? 'approve');
+    },
+  });
+
+  route(app, {
+    method: 'POST',
+    url: '/api/oauth2/token',
+    operation: 'oauth.token.issue',
+    auth: 'public',
+    ...protocol,
+    schema: {
+      tags,
+      summary: 'Token endpoint: authorization_code (PKCE S256), client_credentials, refresh_token',
+      body: TokenBody,
+      response: TokenResponseSchema,
+    },
+    handler: async (req, reply) => {
+      noStore(reply);
+      return tokenEndpoint(deps, req as never);
+    },
+  });
+
+  route(app, {
+    method: 'POST',
+    url: '/api/oauth2/token/revoke',
+    operation: 'oauth.token.revoke',
+    auth: 'public',
+    ...protocol,
+    schema: {
+      tags,
+      summary: 'Token revocation (RFC 7009): always {}, also for unknown tokens',
+      body: TokenOnlyBody,
+      response: Type.Object({}),
+    },
+    handler: async (req, reply) => {
+      noStore(reply);
+      return revoke(deps, req as never);
+    },
+  });
+
+  route(app, {
+    method: 'POST',
+    url: '/api/oauth2/token/introspect',
+    operation: 'oauth.token.introspect',
+    auth: 'public',
+    ...protocol,
+    schema: {
+      tags,
+      summary: 'Token introspection (RFC 7662); the caller authenticates as a confidential client',
+      body: TokenOnlyBody,
+      response: IntrospectionSchema,
+    },
+    handler: async (req, reply) => {
+      noStore(reply);
+      return introspect(deps, req as never);
+    },
+  });
+
+  route(app, {
+    method: 'GET',
+    url: '/api/oauth2/userinfo',
+    operation: 'oauth.userinfo.get',
+    auth: 'public',
+    ...protocol,
+    schema: {
+      tags,
+      summary: 'OpenID Connect UserInfo: claims of the user an access token is bound to',
+      description: 'Header Authorization: Bearer <access token> (an OAuth 2 access token, not a console token).',
+      response: UserInfoSchema,
+    },
+    handler: async (req, reply) => {
+      noStore(reply);
+      return userinfo(deps, req.headers.authorization);
+    },
+  });
+
+  // OIDC Core §5.3.1: the UserInfo endpoint MUST support POST too
+  route(app, {
+    method: 'POST',
+    url: '/api/oauth2/userinfo',
+    operation: 'oauth.userinfo.post',
+    auth: 'public',
+    ...protocol,
+    schema: {
+      tags,
+      summary:
+        'OpenID Connect UserInfo by POST: the access token in the Authorization header or the access_token form field',
+      response: UserInfoSchema,
+    },
+    handler: async (req, reply) => {
+      noStore(reply);
+      const form = req.headers['content-type']?.startsWith('application/x-www-form-urlencoded');
+      const body = form ? (req.body as { access_token?: unknown } | undefined) : undefined;
+      return userinfo(deps, req.headers.authorization, body?.access_token);
+    },
+  });
+
+  route(app, {
+    method: 'GET',
+    url: '/api/oauth2/jwks',
+    operation: 'oauth.jwks.get',
+    auth: 'public',
+    ...protocol,
+    schema: { tags, summary: 'JSON Web Key Set of the id_token signing keys (RFC 7517)', response: JwksSchema },
+    handler: async () => deps.keys.jwks(deps.ctx.clock()),
+  });
+
+  const metadata = () => serverMetadata(deps.ctx, deps.issuer, deps.scopes);
+  for (const [url, operation, summary] of [
+    ['/.well-known/oauth-authorization-server', 'oauth.metadata.get', 'Authorization server metadata (RFC 8414)'],
+    ['/.well-known/openid-configuration', 'oauth.openid_configuration.get', 'OpenID Connect Discovery 1.0 metadata'],
+  ] as const) {
+    route(app, {
+      method: 'GET',
+      url,
+      operation,
+      auth: 'public',
+      ...protocol,
+      schema: { tags, summary, response: ServerMetadataSchema },
+      handler: async () => metadata(),
+    });
+  }
+}

@@ -1,0 +1,108 @@
+import { Type } from 'typebox';
+
+const opt = (description: string) => Type.Optional(Type.String({ description }));
+
+/** Client authentication in the body (client_secret_post, or client_id alone for public clients). */
+const clientFields = {
+  client_id: opt('the application client id (or use HTTP Basic)'),
+  client_secret: opt('confidential clients using client_secret_post'),
+};
+
+/** Form fields of spec §2.1; each grant reads only its own. A repeated field is refused. */
+export const TokenBody = Type.Object(
+  {
+    grant_type: opt('authorization_code, client_credentials or refresh_token'),
+    code: opt('authorization_code: the authorization code'),
+    redirect_uri: opt('authorization_code: the redirect_uri of the authorization request'),
+    code_verifier: opt('authorization_code: the PKCE verifier (43–128 characters)'),
+    refresh_token: opt('refresh_token: the refresh token'),
+    scope: opt('client_credentials: requested scopes (default: all allowed); refresh_token: a narrower set'),
+    ...clientFields,
+  },
+  { additionalProperties: true },
+);
+
+export const TokenResponseSchema = Type.Object({
+  access_token: Type.String(),
+  token_type: Type.Literal('Bearer'),
+  expires_in: Type.Integer(),
+  scope: Type.String(),
+  refresh_token: Type.Optional(Type.String()),
+  id_token: Type.Optional(Type.String()),
+});
+
+export const TokenOnlyBody = Type.Object(
+  { token: opt('the token'), token_type_hint: opt('access_token or refresh_token (a hint only)'), ...clientFields },
+  { additionalProperties: true },
+);
+
+export const IntrospectionSchema = Type.Object({
+  active: Type.Boolean(),
+  scope: Type.Optional(Type.String()),
+  client_id: Type.Optional(Type.String()),
+  token_type: Type.Optional(Type.String()),
+  exp: Type.Optional(Type.Integer()),
+  iat: Type.Optional(Type.Integer()),
+  iss: Type.Optional(Type.String()),
+  sub: Type.Optional(Type.String()),
+  username: Type.Optional(Type.String()),
+  tenant_id: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+});
+
+export const UserInfoSchema = Type.Object(
+  {
+    sub: Type.String(),
+    name: Type.Optional(Type.String()),
+    preferred_username: Type.Optional(Type.String()),
+    updated_at: Type.Optional(Type.Integer()),
+    email: Type.Optional(Type.String()),
+    email_verified: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+const authorizeFields = {
+  client_id: Type.String({ maxLength: 200 }),
+  redirect_uri: Type.String({ maxLength: 2000 }),
+  // optional in the schema so that a missing one is answered by the redirecting protocol check
+  response_type: Type.Optional(Type.String({ maxLength: 50, description: 'only `code`' })),
+  scope: Type.Optional(Type.String({ maxLength: 2000, description: 'space-separated' })),
+  state: Type.Optional(Type.String({ maxLength: 2000, description: 'passed through to the redirect' })),
+  code_challenge: Type.Optional(Type.String({ maxLength: 200, description: 'BASE64URL(SHA256(code_verifier))' })),
+  code_challenge_method: Type.Optional(Type.String({ maxLength: 20, description: 'only `S256`' })),
+  nonce: Type.Optional(Type.String({ maxLength: 500, description: 'OpenID Connect: echoed in the id_token' })),
+};
+
+export const AuthorizeInfoQuery = Type.Object(authorizeFields);
+
+export const AuthorizeBody = Type.Object({
+  ...authorizeFields,
+  decision: Type.Optional(
+    Type.Union([Type.Literal('approve'), Type.Literal('deny')], {
+      description: 'the user’s answer on the consent page; default approve',
+    }),
+  ),
+});
+
+export const AuthorizeInfo = Type.Object({
+  client: Type.Object({
+    clientId: Type.String(),
+    name: Type.String(),
+    description: Type.String(),
+    homepageUrl: Type.String(),
+    logoUrl: Type.String(),
+  }),
+  redirectUri: Type.String(),
+  responseType: Type.Literal('code'),
+  scopes: Type.Array(Type.Object({ name: Type.String(), description: Type.String() })),
+  previouslyGranted: Type.Array(Type.String()),
+  state: Type.Union([Type.String(), Type.Null()]),
+  requiresPkce: Type.Literal(true),
+  codeChallengeMethods: Type.Array(Type.String()),
+});
+
+export const ServerMetadataSchema = Type.Object({ issuer: Type.String() }, { additionalProperties: true });
+
+export const JwksSchema = Type.Object({
+  keys: Type.Array(Type.Object({}, { additionalProperties: true })),
+});

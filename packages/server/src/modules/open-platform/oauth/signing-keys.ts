@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import { and, desc, gt, isNull, or } from 'drizzle-orm';
+import { exportJWK, exportPKCS8, generateKeyPair, importPKCS8, SignJWT } from 'jose';
+import type { AppContext } from '../../../platform/context.ts';
+import { oauthSigningKeys } from './tables.ts';
+
+const ALG = 'RS256';
+/** retired keys stay published this long, past the longest id_token lifetime */
+const RETIRED_PUBLISHED_MS = 7 * 86_400_000;
+
+type ActiveKey = { kid: string; key: CryptoKey };
+
+/**
+ * id_token signing (OIDC Core §2, RS256 as §15.1 requires). The key pair is created once by
+ * whichever instance needs it first and shared through the database; the private key is stored
+ * encrypted with SECRET_KEYS. Each instance keeps the imported key in memory.
+ */
+export function signingKeys(ctx: AppContext) {
+  let active: Promise<ActiveKey> | null = null;
+
+  async function loadActive(): Promise<ActiveKey> {
+    const k = oauthSigningKeys;
+    let [row] = await ctx.db.select().from(k).where(isNull(k.retiredAt)).limit(1);
+    if (!row) {
+      const { publicKey, privateKey } = await generateKeyPair(ALG, { modulusLength: 2048, extractable: true });
+      const kid = randomUUID();
+      const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: ALG, use: 'sig' };
+      const pem = await exportPKCS8(privateKey);
+      // a concurrent first use on another instance wins the partial unique index; its key is used
+      await ctx.db
+        .insert(k)
+        .values({
+          kid,
+          alg: ALG,
+          publicJwk,
+          privateKeyEncrypted: ctx.secrets.encrypt(pem, `oauth_signing_keys:${kid}`),
+        })
+        .onConflictDoNothing();
+      [row] = await ctx.db.select().from(k).where(isNull(k.retiredAt)).limit(1);
+    }
+    if (!row) throw new Error('no active id_token signing key');
+    const pem = ctx.secrets.decrypt(row.privateKeyEncrypted, `oauth_signing_keys:${row.kid}`);
+    return { kid: row.kid, key: await importPKCS8(pem, ALG) };
+  }
+
+  function current(): Promise<ActiveKey> {
+    active ??= loadActive().catch((err) => {
+      active = null;
+      throw err;
+    });
+    return active;
+  }
+
+  return {
+    alg: ALG,
+    async sign(claims: Record<string, unknown>, now: Date, ttlSeconds: number): Promise<string> {
+      const { kid, key } = await current();
+      const iat = Math.floor(now.getTime() / 1000);
+      return new SignJWT(claims)
+        .setProtectedHeader({ alg: ALG, kid, typ: 'JWT' })
+        .setIssuedAt(iat)
+        .setExpirationTime(iat + ttlSeconds)
+        .sign(key);
+    },
+    /** RFC 7517 JWK Set: the active key and recently retired ones. */
+    async jwks(now: Date): Promise<{ keys: Record<string, unknown>[] }> {
+      await current(); // creates the first key if none exists yet
+      const k = oauthSigningKeys;
+      const rows = await ctx.db
+        .select({ jwk: k.publicJwk })
+        .from(k)
+        .where(and(or(isNull(k.retiredAt), gt(k.retiredAt, new Date(now.getTime() - RETIRED_PUBLISHED_MS)))))
+        .orderBy(desc(k.id));
+      return { keys: rows.map((r) => r.jwk) };
+    },
+  };
+}
+
+export type SigningKeys = ReturnType<typeof signingKeys>;

@@ -1,0 +1,278 @@
+import { performance } from 'node:perf_hooks';
+import { setImmediate as nextMacrotask } from 'node:timers/promises';
+import { and, asc, eq, exists, gte, inArray, isNull, lt, lte, or, type SQL, sql } from 'drizzle-orm';
+import type { AppContext } from '../../../platform/context.ts';
+import { SecretError } from '../../../platform/crypto/secrets.ts';
+import type { Db } from '../../../platform/db/client.ts';
+import { EgressError } from '../../../platform/egress/errors.ts';
+import { SIGNATURE_HEADER } from '../../../platform/egress/signing.ts';
+import { VERSION } from '../../../version.ts';
+import { openApps } from '../apps/tables.ts';
+import {
+  DISABLE_AFTER_FAILING_MS,
+  DISABLE_AFTER_FAILURES,
+  LEASE_MS,
+  MAX_RESPONSE_BYTES,
+  nextAttemptAt,
+  RESPONSE_EXCERPT_BYTES,
+  SEND_TIMEOUT_MS,
+} from './policy.ts';
+import { appActive } from './repository.ts';
+import { signatureFor } from './signing-secrets.ts';
+import {
+  type DeliveryRow,
+  openWebhookAttempts,
+  openWebhookDeliveries,
+  openWebhookSubscriptions,
+  type SubscriptionRow,
+} from './tables.ts';
+import type { WebhookDeps } from './types.ts';
+
+const CLAIM = 50;
+/** HTTP calls in flight per claimed batch: a slow receiver holds one slot, not the batch */
+const CONCURRENCY = 8;
+
+const d = openWebhookDeliveries;
+const s = openWebhookSubscriptions;
+
+export type AttemptOutcome = {
+  ok: boolean;
+  url: string;
+  statusCode: number | null;
+  error: string | null;
+  responseBody: string | null;
+  durationMs: number;
+};
+
+export type Deliverer = ReturnType<typeof createDeliverer>;
+
+/** PostgreSQL text cannot hold NUL; receivers' answers sometimes do. */
+const storable = (text: string, max: number) => text.replaceAll('\u0000', '').slice(0, max);
+
+/** The body as sent: fixed key order, whatever order jsonb keeps. */
+export function bodyOf(row: Pick<DeliveryRow, 'payload'>): string {
+  const p = row.payload;
+  return JSON.stringify({ id: p.id, type: p.type, createdAt: p.createdAt, tenantId: p.tenantId, data: p.data });
+}
+
+/**
+ * Sends deliveries and records what happened. Rows are claimed with a lease (FOR UPDATE SKIP
+ * LOCKED, so instances never share a row) and the claim increments `attempts`; the outcome is
+ * written only where `attempts` still equals the claimed value, so an instance whose lease ran
+ * out and was overtaken cannot overwrite the newer attempt.
+ */
+export function createDeliverer(ctx: AppContext, deps: WebhookDeps) {
+  /** Due rows of active subscriptions of active applications that no one holds. */
+  async function claim(filter: SQL | undefined): Promise<DeliveryRow[]> {
+    const now = ctx.clock();
+    const due = ctx.db
+      .select({ id: d.id })
+      .from(d)
+      .where(
+        and(
+          eq(d.status, 'pending'),
+          lte(d.nextAttemptAt, now),
+          or(isNull(d.lockedUntil), lt(d.lockedUntil, now)),
+          exists(
+            ctx.db
+              .select({ one: sql`1` })
+              .from(s)
+              .where(and(eq(s.id, d.subscriptionId), eq(s.status, 'active'), appActive(s.appId))),
+          ),
+          filter,
+        ),
+      )
+      .orderBy(asc(d.nextAttemptAt))
+      .limit(CLAIM)
+      .for('update', { skipLocked: true });
+    return ctx.db
+      .update(d)
+      .set({ lockedUntil: new Date(now.getTime() + LEASE_MS), attempts: sql`${d.attempts} + 1` })
+      .where(and(inArray(d.id, due), eq(d.status, 'pending'), or(isNull(d.lockedUntil), lt(d.lockedUntil, now))))
+      .returning();
+  }
+
+  /** One HTTP attempt: POST the body, signed, through the egress guard. Never throws. */
+  async function send(row: DeliveryRow, sub: SubscriptionRow): Promise<AttemptOutcome> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const body = bodyOf(row);
+    try {
+      const res = await ctx.egress.request(sub.url, {
+        method: 'POST',
+        body,
+        timeoutMs: SEND_TIMEOUT_MS,
+        maxRedirects: 0,
+        maxResponseBytes: MAX_RESPONSE_BYTES,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': `Atrium-Webhooks/${VERSION}`,
+          [SIGNATURE_HEADER]: signatureFor(ctx.secrets, sub, body, ctx.clock()),
+          'x-atrium-event': row.eventType,
+          'x-atrium-event-id': row.eventId,
+          'x-atrium-delivery': String(row.id),
+        },
+      });
+      const ok = res.status >= 200 && res.status < 300;
+      return {
+        ok,
+        url: sub.url,
+        statusCode: res.status,
+        error: ok ? null : `HTTP ${res.status}`,
+        responseBody: storable(res.body.subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8'), RESPONSE_EXCERPT_BYTES),
+        durationMs: elapsed(),
+      };
+    } catch (err) {
+      // the refused address stays in the log (detail); the record gets the code and the public message
+      if (err instanceof EgressError) {
+        ctx.log.warn({ code: err.code, detail: err.detail, deliveryId: row.id }, 'webhook delivery failed');
+      } else {
+        ctx.log.error({ err, deliveryId: row.id }, 'webhook delivery could not be sent');
+      }
+      const error =
+        err instanceof EgressError
+          ? `${err.code}: ${err.message}`
+          : err instanceof SecretError
+            ? 'secret_unavailable: the signing secret does not decrypt with the configured SECRET_KEYS'
+            : 'internal error while sending';
+      return { ok: false, url: sub.url, statusCode: null, error, responseBody: null, durationMs: elapsed() };
+    }
+  }
+
+  /** Writes the attempt's outcome (fenced by `attempts`), the subscription's health, maybe its disabling. */
+  async function record(row: DeliveryRow, sub: SubscriptionRow, o: AttemptOutcome): Promise<DeliveryRow | null> {
+    const now = ctx.clock();
+    const next = o.ok ? null : nextAttemptAt(row.attempts, now);
+    return ctx.db.transaction(async (tx) => {
+      const [updated] = await tx
+        .update(d)
+        .set({
+          status: o.ok ? 'succeeded' : next ? 'pending' : 'failed',
+          nextAttemptAt: next,
+          lockedUntil: null,
+          lastStatusCode: o.statusCode,
+          lastError: o.error === null ? null : storable(o.error, 2000),
+          lastDurationMs: o.durationMs,
+          deliveredAt: o.ok ? now : null,
+        })
+        .where(and(eq(d.id, row.id), eq(d.status, 'pending'), eq(d.attempts, row.attempts)))
+        .returning();
+      if (!updated) return null;
+      await tx.insert(openWebhookAttempts).values({
+        tenantId: row.tenantId,
+        deliveryId: row.id,
+        attempt: row.attempts,
+        url: o.url,
+        statusCode: o.statusCode,
+        error: updated.lastError,
+        responseBody: o.responseBody,
+        durationMs: o.durationMs,
+        createdAt: now,
+      });
+      if (o.ok) {
+        await tx
+          .update(s)
+          .set({ consecutiveFailures: 0, failingSince: null, updatedAt: now })
+          .where(and(eq(s.id, sub.id), sql`${s.consecutiveFailures} > 0`));
+      } else {
+        await countFailure(tx, sub, now, updated.lastError ?? 'failed');
+      }
+      return updated;
+    });
+  }
+
+  /** One more failure; past the rule (policy.ts) the subscription is disabled and its owners told. */
+  async function countFailure(tx: Db, sub: SubscriptionRow, now: Date, error: string) {
+    await tx
+      .update(s)
+      .set({
+        consecutiveFailures: sql`${s.consecutiveFailures} + 1`,
+        failingSince: sql`coalesce(${s.failingSince}, ${now.toISOString()}::timestamptz)`,
+        updatedAt: now,
+      })
+      .where(eq(s.id, sub.id));
+    const [disabled] = await tx
+      .update(s)
+      .set({ status: 'disabled', disabledAt: now, disabledReason: 'failures', updatedAt: now })
+      .where(
+        and(
+          eq(s.id, sub.id),
+          eq(s.status, 'active'),
+          gte(s.consecutiveFailures, DISABLE_AFTER_FAILURES),
+          lte(s.failingSince, new Date(now.getTime() - DISABLE_AFTER_FAILING_MS)),
+        ),
+      )
+      .returning();
+    if (!disabled) return;
+    ctx.log.warn({ subscriptionId: sub.id, failures: disabled.consecutiveFailures }, 'webhook subscription disabled');
+    const [app] = disabled.appId
+      ? await tx
+          .select({ name: openApps.name, createdBy: openApps.createdBy })
+          .from(openApps)
+          .where(eq(openApps.id, disabled.appId))
+      : [];
+    const userIds = [...new Set([app?.createdBy, disabled.createdBy])].filter((id): id is number => !!id);
+    if (userIds.length === 0) return;
+    await deps.notifyWithin(tx, 'open-platform.webhook.delivery_failed', {
+      tenantId: disabled.tenantId,
+      recipients: userIds.map((id) => ({ type: 'user' as const, id })),
+      variables: {
+        appName: app?.name ?? 'payment center',
+        url: disabled.url,
+        failures: disabled.consecutiveFailures,
+        error,
+      },
+      link: `/open-platform/webhooks?id=${disabled.id}`,
+      idempotencyKey: `webhook-disabled:${disabled.id}:${now.getTime()}`,
+    });
+  }
+
+  async function subscriptionsOf(rows: DeliveryRow[]): Promise<Map<number, SubscriptionRow>> {
+    const ids = [...new Set(rows.map((r) => r.subscriptionId))];
+    const subs = ids.length ? await ctx.db.select().from(s).where(inArray(s.id, ids)) : [];
+    return new Map(subs.map((x) => [x.id, x]));
+  }
+
+  /** Sends rows this instance holds the lease of; answers each recorded row (null: overtaken or gone). */
+  async function deliverClaimed(rows: DeliveryRow[]): Promise<(DeliveryRow | null)[]> {
+    const subs = await subscriptionsOf(rows);
+    const out = new Array<DeliveryRow | null>(rows.length).fill(null);
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < rows.length; i = next++) {
+        const row = rows[i] as DeliveryRow;
+        const sub = subs.get(row.subscriptionId);
+        if (!sub) continue; // deleted meanwhile: its deliveries went with it
+        const outcome = await send(row, sub);
+        try {
+          out[i] = await record(row, sub, outcome);
+        } catch (err) {
+          // the row stays leased: once the lease ends the sweeper sends it again
+          ctx.log.error({ err, deliveryId: row.id }, 'webhook delivery outcome could not be recorded');
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, rows.length) }, worker));
+    return out;
+  }
+
+  /**
+   * Claims and sends due rows matching `filter` until none is left or `budgetMs` has passed (the
+   * next sweep continues); answers how many it sent.
+   */
+  async function deliverDue(filter?: SQL, budgetMs = 45_000): Promise<number> {
+    const started = performance.now();
+    let total = 0;
+    while (performance.now() - started < budgetMs) {
+      const rows = await claim(filter);
+      if (rows.length === 0) break;
+      total += rows.length;
+      await deliverClaimed(rows);
+      // PGlite answers on this thread: let timers and requests in between claims
+      await nextMacrotask();
+    }
+    return total;
+  }
+
+  return { deliverDue, deliverClaimed };
+}

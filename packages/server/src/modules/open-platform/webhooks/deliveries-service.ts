@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import type { Scope } from '../../../platform/auth/principal.ts';
+import type { AppContext } from '../../../platform/context.ts';
+import type { Deliverer } from './deliver.ts';
+import { webhookErrors } from './errors.ts';
+import { TEST_EVENT } from './events.ts';
+import { LEASE_MS } from './policy.ts';
+import * as repo from './repository.ts';
+import type { SubscriptionService } from './subscriptions-service.ts';
+import type { DeliveryRow, SubscriptionRow, WebhookPayload } from './tables.ts';
+
+/** The list shape: no payload, no lease. */
+export function toDeliveryDto(row: DeliveryRow) {
+  const { tenantId: _t, payload: _p, lockedUntil: _l, ...rest } = row;
+  return rest;
+}
+
+/**
+ * The delivery log, and the two operator sends: a test event, and a redelivery (a new delivery
+ * of the same event, same event id, to the same subscription). Both go out at once whatever the
+ * subscription's status — an operator checks a receiver before re-enabling it — and are retried
+ * like any delivery if they fail.
+ */
+export function createDeliveryService(ctx: AppContext, deps: { deliverer: Deliverer; subs: SubscriptionService }) {
+  const { db, clock } = ctx;
+
+  async function rowOrThrow(scope: Scope, id: number): Promise<DeliveryRow> {
+    const row = await repo.deliveries.findById(db, scope, id);
+    if (!row) throw webhookErrors.deliveryNotFound();
+    return row;
+  }
+
+  async function detail(row: DeliveryRow) {
+    const attemptLog = (await repo.attemptsOf(db, row.id)).map(
+      ({ id: _id, tenantId: _t, deliveryId: _d, ...rest }) => rest,
+    );
+    return { ...toDeliveryDto(row), payload: row.payload, attemptLog };
+  }
+
+  /** Inserts a delivery already leased by this instance (attempt 1), sends it and answers the outcome. */
+  async function sendNow(
+    scope: Scope,
+    sub: SubscriptionRow,
+    event: { eventId: string; eventType: string; payload: WebhookPayload; redeliveryOf: number | null },
+  ) {
+    if (sub.appId !== null) {
+      const app = await repo.appOf(db, scope, sub.appId);
+      if (app?.status !== 'active') throw webhookErrors.appDisabled();
+    }
+    const now = clock();
+    const row = await repo.deliveries.insert(db, scope, {
+      subscriptionId: sub.id,
+      appId: sub.appId,
+      ...event,
+      attempts: 1,
+      // due now, so the sweeper retries it should this instance die before recording
+      nextAttemptAt: now,
+      lockedUntil: new Date(now.getTime() + LEASE_MS),
+      createdAt: now,
+    });
+    const [recorded] = await deps.deliverer.deliverClaimed([row]);
+    return detail(recorded ?? (await rowOrThrow(scope, row.id)));
+  }
+
+  return {
+    async list(scope: Scope, q: repo.DeliveryFilter) {
+      const page = await repo.pageDeliveries(db, scope, q);
+      return { ...page, list: page.list.map(toDeliveryDto) };
+    },
+
+    get: async (scope: Scope, id: number) => detail(await rowOrThrow(scope, id)),
+
+    async sendTest(scope: Scope, subscriptionId: number) {
+      const sub = await deps.subs.rowOrThrow(scope, subscriptionId);
+      const eventId = randomUUID();
+      const payload: WebhookPayload = {
+        id: eventId,
+        type: TEST_EVENT,
+        createdAt: clock().toISOString(),
+        tenantId: sub.tenantId,
+        data: { message: 'A test event from Atrium: your endpoint is reachable.', subscriptionId: sub.id },
+      };
+      return sendNow(scope, sub, { eventId, eventType: TEST_EVENT, payload, redeliveryOf: null });
+    },
+
+    async redeliver(scope: Scope, id: number) {
+      const original = await rowOrThrow(scope, id);
+      const sub = await deps.subs.rowOrThrow(scope, original.subscriptionId);
+      return sendNow(scope, sub, {
+        eventId: original.eventId,
+        eventType: original.eventType,
+        payload: original.payload,
+        redeliveryOf: original.id,
+      });
+    },
+  };
+}
+
+export type DeliveryService = ReturnType<typeof createDeliveryService>;

@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../../../platform/context.ts';
+import type { Db } from '../../../platform/db/client.ts';
+import { TEST_EVENT, type WebhookEventRegistry } from './events.ts';
+import { subscribersOf } from './repository.ts';
+import { openWebhookDeliveries, type WebhookPayload } from './tables.ts';
+import type { EmitInput, EmitResult } from './types.ts';
+
+/** The queue whose job sends an emission's first attempts right after its transaction commits. */
+export const WAKE_QUEUE = 'openPlatform.webhookDelivery';
+
+/**
+ * Emission inside the caller's transaction (outbox, ARCHITECTURE §5): one delivery row per
+ * receiving subscription and a wake job, all of which exist only if the transaction commits.
+ * A lost wake job costs a minute: the sweeper sends due rows too.
+ */
+export function createEmitter(ctx: Pick<AppContext, 'jobs' | 'clock'>, registry: WebhookEventRegistry) {
+  return async function emitWithin(tx: Db, input: EmitInput): Promise<EmitResult> {
+    if (!registry.has(input.type)) throw new Error(`webhook event "${input.type}" is not registered`);
+    if (input.type === TEST_EVENT) throw new Error(`webhook event "${TEST_EVENT}" is sent by the test route only`);
+    const eventId = randomUUID();
+    const subs = await subscribersOf(tx, input.tenantId, input.type, input.appIds);
+    if (subs.length === 0) return { eventId, deliveryIds: [] };
+    const now = ctx.clock();
+    const payload: WebhookPayload = {
+      id: eventId,
+      type: input.type,
+      createdAt: now.toISOString(),
+      tenantId: input.tenantId,
+      // stored as it will be sent (dates become strings now, not at each attempt)
+      data: JSON.parse(JSON.stringify(input.data ?? null)),
+    };
+    const rows = await tx
+      .insert(openWebhookDeliveries)
+      .values(
+        subs.map((sub) => ({
+          tenantId: input.tenantId,
+          subscriptionId: sub.id,
+          appId: sub.appId,
+          eventId,
+          eventType: input.type,
+          payload,
+          nextAttemptAt: now,
+          createdAt: now,
+        })),
+      )
+      .returning({ id: openWebhookDeliveries.id });
+    const deliveryIds = rows.map((r) => r.id);
+    await ctx.jobs.send(WAKE_QUEUE, { deliveryIds }, { tx });
+    return { eventId, deliveryIds };
+  };
+}

@@ -1,0 +1,137 @@
+import { type Scope, userOf } from '../../../platform/auth/principal.ts';
+import type { AppContext } from '../../../platform/context.ts';
+import type { PageRequest } from '../../../platform/db/scoped.ts';
+import { isUniqueViolation } from '../../../platform/db/sql.ts';
+import { checkSubscriptionFields } from './checks.ts';
+import { webhookErrors } from './errors.ts';
+import type { WebhookEventRegistry } from './events.ts';
+import * as repo from './repository.ts';
+import { newSigningSecret, previousSecretContext, secretContext, secretHintOf } from './signing-secrets.ts';
+import type { SubscriptionRow, SubscriptionStatus } from './tables.ts';
+
+export type SubscriptionCreateInput = { appId: number; url: string; events: string[]; description?: string };
+export type SubscriptionUpdateInput = { url?: string; events?: string[]; description?: string };
+
+/** The answer shape: everything but the tenant and the encrypted secrets. */
+export function toSubscriptionDto(row: SubscriptionRow) {
+  const { tenantId: _t, secretEncrypted: _s, previousSecretEncrypted: _p, ...rest } = row;
+  return rest;
+}
+
+/**
+ * Subscriptions of the caller's tenant, for its applications. The signing secret is answered
+ * only by create and rotate; re-enabling forgets the failure streak.
+ */
+export function createSubscriptionService(ctx: AppContext, events: WebhookEventRegistry) {
+  const { db, clock, secrets } = ctx;
+  const checkDeps = { db, egress: ctx.egress, events };
+
+  async function rowOrThrow(scope: Scope, id: number): Promise<SubscriptionRow> {
+    const row = await repo.subscriptions.findById(db, scope, id);
+    if (!row) throw webhookErrors.subscriptionNotFound();
+    return row;
+  }
+
+  async function write<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (isUniqueViolation(err)) throw webhookErrors.urlExists();
+      throw err;
+    }
+  }
+
+  return {
+    rowOrThrow,
+
+    async list(scope: Scope, q: PageRequest & { appId?: number; status?: SubscriptionStatus }) {
+      const page = await repo.pageSubscriptions(db, scope, q);
+      return { ...page, list: page.list.map(toSubscriptionDto) };
+    },
+
+    get: async (scope: Scope, id: number) => toSubscriptionDto(await rowOrThrow(scope, id)),
+
+    async create(scope: Scope, input: SubscriptionCreateInput) {
+      await checkSubscriptionFields(checkDeps, scope, input);
+      const secret = newSigningSecret();
+      const row = await write(() =>
+        db.transaction(async (tx) => {
+          const now = clock();
+          const created = await repo.subscriptions.insert(tx, scope, {
+            appId: input.appId,
+            url: input.url,
+            events: input.events,
+            description: input.description ?? '',
+            // the encryption context holds the row id, so the secret is written once the id exists
+            secretEncrypted: '',
+            secretHint: secretHintOf(secret),
+            createdBy: userOf(scope)?.userId ?? null,
+            createdAt: now,
+            updatedAt: now,
+          });
+          const secretEncrypted = secrets.encrypt(secret, secretContext(created.id));
+          return (await repo.subscriptions.update(tx, scope, created.id, { secretEncrypted })) ?? created;
+        }),
+      );
+      return { ...toSubscriptionDto(row), secret };
+    },
+
+    async update(scope: Scope, id: number, patch: SubscriptionUpdateInput) {
+      await rowOrThrow(scope, id);
+      await checkSubscriptionFields(checkDeps, scope, { url: patch.url, events: patch.events });
+      const row = await write(() => repo.subscriptions.update(db, scope, id, { ...patch, updatedAt: clock() }));
+      if (!row) throw webhookErrors.subscriptionNotFound();
+      return toSubscriptionDto(row);
+    },
+
+    async remove(scope: Scope, id: number) {
+      // its deliveries and their attempts go with it (ON DELETE CASCADE)
+      const [deleted] = await repo.subscriptions.deleteMany(db, scope, [id]);
+      if (deleted === undefined) throw webhookErrors.subscriptionNotFound();
+    },
+
+    async setStatus(scope: Scope, id: number, status: SubscriptionStatus) {
+      const current = await rowOrThrow(scope, id);
+      if (current.status === status) return toSubscriptionDto(current);
+      const now = clock();
+      const row = await repo.subscriptions.update(
+        db,
+        scope,
+        id,
+        status === 'active'
+          ? {
+              status,
+              consecutiveFailures: 0,
+              failingSince: null,
+              disabledAt: null,
+              disabledReason: null,
+              updatedAt: now,
+            }
+          : { status, disabledAt: now, disabledReason: 'manual', updatedAt: now },
+      );
+      if (!row) throw webhookErrors.subscriptionNotFound();
+      return toSubscriptionDto(row);
+    },
+
+    /** A new secret; the old one keeps signing too for `graceSeconds` (receivers accept either). */
+    async rotateSecret(scope: Scope, id: number, graceSeconds = 86_400) {
+      const current = await rowOrThrow(scope, id);
+      const now = clock();
+      const secret = newSigningSecret();
+      const keepPrevious = graceSeconds > 0;
+      const row = await repo.subscriptions.update(db, scope, id, {
+        secretEncrypted: secrets.encrypt(secret, secretContext(id)),
+        secretHint: secretHintOf(secret),
+        previousSecretEncrypted: keepPrevious
+          ? secrets.encrypt(secrets.decrypt(current.secretEncrypted, secretContext(id)), previousSecretContext(id))
+          : null,
+        previousSecretExpiresAt: keepPrevious ? new Date(now.getTime() + graceSeconds * 1000) : null,
+        updatedAt: now,
+      });
+      if (!row) throw webhookErrors.subscriptionNotFound();
+      return { ...toSubscriptionDto(row), secret };
+    },
+  };
+}
+
+export type SubscriptionService = ReturnType<typeof createSubscriptionService>;
