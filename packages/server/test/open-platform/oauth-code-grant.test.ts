@@ -2,7 +2,6 @@ import { eq } from 'drizzle-orm';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../../src/modules/identity/tables.ts';
-import { openApps } from '../../src/modules/open-platform/apps/tables.ts';
 import { oauthCodes, oauthTokens } from '../../src/modules/open-platform/oauth/tables.ts';
 import { sha256 } from '../../src/platform/crypto/digest.ts';
 import { usingPostgres } from '../helpers/app.ts';
@@ -13,6 +12,7 @@ import {
   approve,
   authorizeCode,
   basicHeader,
+  changeApp,
   clientAuth,
   codeFlow,
   expectOAuthError,
@@ -263,7 +263,7 @@ describe('client authentication', () => {
   it('a disabled application → invalid_client, nothing issued', async () => {
     const d = await seedClient(s, { tenantId: s.demoTenantId });
     const a = await authorizeCode(s, d, s.demoAdminToken, 'profile');
-    await s.database.db.update(openApps).set({ status: 'disabled' }).where(eq(openApps.id, d.id));
+    await changeApp(s, d, { status: 'disabled' });
     const before = await rowCount(s, oauthTokens);
     await expectOAuthError(finish(d, a, await redeem(d, a)), 'invalid_client', 'client authentication failed');
     expect(await rowCount(s, oauthTokens)).toBe(before);

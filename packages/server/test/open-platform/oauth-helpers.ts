@@ -1,4 +1,5 @@
 import { createServer } from 'node:net';
+import { eq } from 'drizzle-orm';
 import * as oauth from 'oauth4webapi';
 import { hashSecret, newClientId, newClientSecret, secretHint } from '../../src/modules/open-platform/apps/secrets.ts';
 import { openApps } from '../../src/modules/open-platform/apps/tables.ts';
@@ -239,4 +240,13 @@ export async function authorizeCode(
   const start = await startAuthorization(c, scope, redirectUri);
   const callback = oauth.validateAuthResponse(s.as, c.client, await approve(s, userToken, start.params), start.state);
   return { start, callback, code: callback.get('code') as string };
+}
+
+/**
+ * Puts an application into a state straight in its table (also states the admin API refuses),
+ * then tells the client cache, as the apps service does after each change.
+ */
+export async function changeApp(t: TestApp, c: SeededClient, values: Partial<typeof openApps.$inferInsert>) {
+  await t.app.ctx.db.update(openApps).set(values).where(eq(openApps.id, c.id));
+  await t.app.openPlatform.clients.changed(c.clientId);
 }

@@ -2,13 +2,13 @@ import { eq } from 'drizzle-orm';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../../src/modules/identity/tables.ts';
-import { openApps } from '../../src/modules/open-platform/apps/tables.ts';
 import { oauthTokens } from '../../src/modules/open-platform/oauth/tables.ts';
 import { usingPostgres } from '../helpers/app.ts';
 import { rowCount } from '../helpers/assert.ts';
 import { createUserWithPermissions } from '../helpers/fixtures.ts';
 import {
   basicHeader,
+  changeApp,
   clientAuth,
   codeFlow,
   expectOAuthError,
@@ -196,7 +196,7 @@ describe('refused', () => {
     const c = await seedClient(s, { tenantId: s.demoTenantId });
     const t0 = await codeFlow(s, c, s.demoAdminToken, 'offline_access drive:read');
     const setGrants = (grantTypes: ('authorization_code' | 'client_credentials' | 'refresh_token')[]) =>
-      s.database.db.update(openApps).set({ grantTypes }).where(eq(openApps.id, c.id));
+      changeApp(s, c, { grantTypes });
 
     await setGrants(['authorization_code', 'client_credentials']);
     await expectOAuthError(
@@ -253,7 +253,7 @@ describe('refused', () => {
   it('a disabled application → invalid_client', async () => {
     const c = await seedClient(s, { tenantId: s.demoTenantId });
     const t0 = await codeFlow(s, c, s.demoAdminToken, 'offline_access drive:read');
-    await s.database.db.update(openApps).set({ status: 'disabled' }).where(eq(openApps.id, c.id));
+    await changeApp(s, c, { status: 'disabled' });
     await expectOAuthError(refresh(c, t0.refresh_token as string), 'invalid_client', 'client authentication failed');
   });
 });

@@ -27,6 +27,15 @@ export type OpenPlatformDeps = {
  */
 export function createOpenPlatformModule(ctx: AppContext, deps: OpenPlatformDeps) {
   const scopes = createScopeRegistry();
+  const webhooks = createWebhooks(ctx, deps);
+  const apps = createApps(ctx, {
+    scopes,
+    // an application's grants and webhooks go with it, in the deleting transaction
+    onDelete: async (tx, appId) => {
+      await deleteAppGrants(tx, appId);
+      await webhooks.deleteForApp(tx, appId);
+    },
+  });
   const oauth: OAuthDeps = {
     ctx,
     issuer: issuerOf(ctx),
@@ -37,16 +46,8 @@ export function createOpenPlatformModule(ctx: AppContext, deps: OpenPlatformDeps
     }),
     keys: signingKeys(ctx),
     user: deps.user,
+    clients: apps.clients,
   };
-  const webhooks = createWebhooks(ctx, deps);
-  const apps = createApps(ctx, {
-    scopes,
-    // an application's grants and webhooks go with it, in the deleting transaction
-    onDelete: async (tx, appId) => {
-      await deleteAppGrants(tx, appId);
-      await webhooks.deleteForApp(tx, appId);
-    },
-  });
   const purge: SystemTask = {
     name: 'openPlatform.purgeExpiredTokens',
     description: 'Delete OAuth tokens and codes that expired more than a day ago',
@@ -60,11 +61,13 @@ export function createOpenPlatformModule(ctx: AppContext, deps: OpenPlatformDeps
     /** for the kernel: resolves `auth: 'app'` bearer tokens */
     resolveAppAuth: appAuthResolver(ctx, deps.user),
     webhooks: webhooks.api,
+    /** client records cached for client authentication; `changed(clientId)` after writing open_apps outside the apps service */
+    clients: apps.clients,
     async register(app: FastifyInstance) {
       oauthRoutes(app, oauth);
       connectedAppsRoutes(app, oauth);
       openApiRoutes(app);
-      apps.register(app);
+      await apps.register(app);
       webhooks.register(app);
     },
   };

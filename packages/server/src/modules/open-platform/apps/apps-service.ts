@@ -5,6 +5,7 @@ import { isUniqueViolation } from '../../../platform/db/sql.ts';
 import { revokeTokensOutsideScopes } from '../oauth/tokens.ts';
 import { checkAppSettings } from './app-rules.ts';
 import * as repo from './apps-repository.ts';
+import type { ClientCache } from './client-cache.ts';
 import { appErrors } from './errors.ts';
 import type { AppsDeps } from './index.ts';
 import { DEFAULT_GRACE_SECONDS } from './schemas.ts';
@@ -33,7 +34,7 @@ export function toAppDto(row: repo.AppRow) {
  * Applications (OAuth clients) of the caller's tenant; the platform's when the scope has no
  * tenant. A client secret is 256 random bits, shown once (create, rotate) and stored as SHA-256.
  */
-export function createAppsService(ctx: AppContext, deps: AppsDeps) {
+export function createAppsService(ctx: AppContext, deps: AppsDeps & { clients: ClientCache }) {
   const { db, clock } = ctx;
 
   async function rowOrThrow(scope: Scope, id: number) {
@@ -111,6 +112,7 @@ export function createAppsService(ctx: AppContext, deps: AppsDeps) {
         }),
       );
       if (!row) throw appErrors.appNotFound();
+      await deps.clients.changed(row.clientId);
       return toAppDto(row);
     },
 
@@ -118,6 +120,7 @@ export function createAppsService(ctx: AppContext, deps: AppsDeps) {
     async setStatus(scope: Scope, id: number, status: AppStatus) {
       const row = await repo.apps.update(db, scope, id, { status, updatedAt: clock() });
       if (!row) throw appErrors.appNotFound();
+      await deps.clients.changed(row.clientId);
       return toAppDto(row);
     },
 
@@ -134,17 +137,21 @@ export function createAppsService(ctx: AppContext, deps: AppsDeps) {
         now,
       });
       if (!row) throw appErrors.appNotFound();
+      await deps.clients.changed(row.clientId);
       return { ...toAppDto(row), clientSecret: secret };
     },
 
     /** The application and everything hanging off it (tokens, codes, consents, webhooks) go together. */
     async remove(scope: Scope, id: number) {
-      await db.transaction(async (tx) => {
-        if (!(await repo.lockApp(tx, scope, id))) throw appErrors.appNotFound();
+      const clientId = await db.transaction(async (tx) => {
+        const row = await repo.lockApp(tx, scope, id);
+        if (!row) throw appErrors.appNotFound();
         // dependants first, so a foreign key from them to the application cannot refuse the delete
         await deps.onDelete(tx, id);
         await repo.apps.deleteMany(tx, scope, [id]);
+        return row.clientId;
       });
+      await deps.clients.changed(clientId);
     },
   };
 }

@@ -3,6 +3,7 @@ import type { AppContext } from '../../../platform/context.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import type { ScopeRegistry } from '../scopes.ts';
 import { createAppsService } from './apps-service.ts';
+import { createClientCache } from './client-cache.ts';
 import { appRoutes } from './routes.ts';
 
 export type AppsDeps = {
@@ -13,10 +14,13 @@ export type AppsDeps = {
 
 /** Admin management of applications (OAuth clients): registration, settings, status, secrets. */
 export function createApps(ctx: AppContext, deps: AppsDeps) {
-  const service = createAppsService(ctx, deps);
+  const clients = createClientCache(ctx.db, ctx.cache, ctx.clock);
+  const service = createAppsService(ctx, { ...deps, clients });
   return {
     service,
-    register(app: FastifyInstance) {
+    clients,
+    async register(app: FastifyInstance) {
+      await clients.listen();
       appRoutes(app, service);
     },
   };

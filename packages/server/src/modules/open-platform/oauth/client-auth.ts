@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
-import type { Db } from '../../../platform/db/client.ts';
 import { oauthError } from '../../../platform/http/errors.ts';
-import { type ClientRecord, findClient } from '../apps/clients.ts';
+import type { ClientCache } from '../apps/client-cache.ts';
+import type { ClientRecord } from '../apps/clients.ts';
 import { secretMatches } from '../apps/secrets.ts';
 
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
@@ -16,7 +16,7 @@ const FAILED = 'client authentication failed';
  * Public clients send only client_id (method `none`) and must not send a secret.
  */
 export async function authenticateClient(
-  db: Db,
+  clients: ClientCache,
   req: Pick<FastifyRequest, 'headers'> & { body: { client_id?: string; client_secret?: string } },
   now: Date,
 ): Promise<{ client: ClientRecord; method: ClientAuthMethod }> {
@@ -33,7 +33,7 @@ export async function authenticateClient(
   const secret = basic?.secret ?? bodySecret;
   const method: ClientAuthMethod = basic ? 'client_secret_basic' : secret !== undefined ? 'client_secret_post' : 'none';
 
-  const client = await findClient(db, clientId);
+  const client = await clients.get(clientId);
   if (client?.status !== 'active') throw oauthError('invalid_client', FAILED);
   if (client.clientType === 'public') {
     if (method !== 'none') throw oauthError('invalid_client', 'a public client must not send a client secret');

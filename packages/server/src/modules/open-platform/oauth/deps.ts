@@ -1,5 +1,6 @@
 import type { AppContext } from '../../../platform/context.ts';
 import type { OAuthSubject } from '../../identity/oauth-subject.ts';
+import type { ClientCache } from '../apps/client-cache.ts';
 import type { ScopeRegistry } from '../scopes.ts';
 import type { SigningKeys } from './signing-keys.ts';
 import type { TokenStore } from './tokens.ts';
@@ -15,6 +16,8 @@ export type OAuthDeps = {
   scopes: ScopeRegistry;
   store: TokenStore;
   keys: SigningKeys;
+  /** client records for client authentication (kept in memory, dropped on every change) */
+  clients: ClientCache;
   /** identity's view of a user; null when unknown */
   user: (userId: number) => Promise<OAuthUser | null>;
 };

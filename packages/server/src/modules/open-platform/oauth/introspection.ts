@@ -31,7 +31,7 @@ export async function introspect(
 ): Promise<Introspection> {
   checkFormBody(req);
   const { ctx } = deps;
-  const { client } = await authenticateClient(ctx.db, req, ctx.clock());
+  const { client } = await authenticateClient(deps.clients, req, ctx.clock());
   if (client.clientType !== 'confidential') {
     throw oauthError('invalid_client', 'introspection needs a confidential client');
   }

@@ -16,7 +16,7 @@ export async function revoke(
 ): Promise<Record<string, never>> {
   checkFormBody(req);
   const { ctx } = deps;
-  const { client } = await authenticateClient(ctx.db, req, ctx.clock());
+  const { client } = await authenticateClient(deps.clients, req, ctx.clock());
   if (!req.body.token) throw oauthError('invalid_request', 'token is required');
   const token = await findToken(ctx.db, req.body.token);
   if (token && token.appId === client.id) {

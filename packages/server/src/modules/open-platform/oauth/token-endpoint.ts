@@ -32,7 +32,7 @@ export async function tokenEndpoint(
   if (!['authorization_code', 'client_credentials', 'refresh_token'].includes(grant)) {
     throw oauthError('unsupported_grant_type', `grant_type ${grant} is not supported`);
   }
-  const { client } = await authenticateClient(deps.ctx.db, req, deps.ctx.clock());
+  const { client } = await authenticateClient(deps.clients, req, deps.ctx.clock());
   switch (grant) {
     case 'authorization_code':
       return authorizationCodeGrant(deps, client, {

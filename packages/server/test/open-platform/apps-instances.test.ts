@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createTestApp, createTestStore, type TestApp, type TestStore, usingPostgres } from '../helpers/app.ts';
+import { accessToken, clientCredentials, confidentialBody, createApp } from './apps-helpers.ts';
+
+/** Polls until `check` holds; pub/sub reaches the other instance within milliseconds, not at once. */
+async function eventually(check: () => Promise<boolean>, ms = 2000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return check();
+}
+
+/**
+ * Client authentication reads client records from a per-instance cache. A change made through one
+ * instance must reach client authentication on the other: disabling, rotating without grace,
+ * deleting.
+ */
+describe.runIf(usingPostgres)('application changes on two instances', () => {
+  let store: TestStore;
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    store = await createTestStore();
+    const env = { SECRET_KEYS: `k1:${randomBytes(32).toString('base64')}` };
+    a = await createTestApp({ store, env });
+    b = await createTestApp({ store, env });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+    await store?.drop();
+  });
+
+  const refused = async (clientId: string, secret: string) => {
+    const res = await clientCredentials(b, clientId, secret);
+    return res.statusCode === 400 && res.json().error === 'invalid_client';
+  };
+
+  it('disabling on one instance refuses client authentication on the other; enabling restores it', async () => {
+    const app = await createApp(a, a.demoAdminToken, confidentialBody('two-disable'));
+    const secret = app.clientSecret as string;
+    await accessToken(b, app.clientId, secret); // b now holds the record
+    const put = (status: string) =>
+      call(a.app, 'PUT', `/api/open-platform/apps/${app.id}/status`, { token: a.demoAdminToken, body: { status } });
+    expect((await put('disabled')).statusCode).toBe(200);
+    expect(await eventually(() => refused(app.clientId, secret))).toBe(true);
+    expect((await put('active')).statusCode).toBe(200);
+    expect(await eventually(async () => !(await refused(app.clientId, secret)))).toBe(true);
+  });
+
+  it('a rotation without grace and a deletion on one instance end the old credentials on the other', async () => {
+    const app = await createApp(a, a.demoAdminToken, confidentialBody('two-rotate'));
+    const old = app.clientSecret as string;
+    await accessToken(b, app.clientId, old);
+    const rot = await call(a.app, 'POST', `/api/open-platform/apps/${app.id}/secret`, {
+      token: a.demoAdminToken,
+      body: { graceSeconds: 0 },
+    });
+    expect(rot.statusCode, rot.body).toBe(200);
+    const fresh = rot.json().data.clientSecret as string;
+    expect(await eventually(() => refused(app.clientId, old))).toBe(true);
+    await accessToken(b, app.clientId, fresh);
+    const del = await call(a.app, 'DELETE', `/api/open-platform/apps/${app.id}`, { token: a.demoAdminToken });
+    expect(del.statusCode, del.body).toBe(200);
+    expect(await eventually(() => refused(app.clientId, fresh))).toBe(true);
+  });
+});
