@@ -19,6 +19,12 @@ import {
   staticRows,
   type TestFile,
 } from './files.ts';
+import {
+  frontendErrorRows,
+  frontendErrorSection,
+  frontendErrorsAloneNote,
+  type ReportHarness,
+} from './frontend-errors.ts';
 import { type NotificationRow, notificationScenario, notificationSection } from './notifications.ts';
 import {
   aloneNote,
@@ -35,8 +41,9 @@ import {
  * bare Fastify baseline, same machine, same Node, same load; then the file scenarios (bench/files.ts)
  * against the same disk and `@fastify/static`; then the OAuth scenario (bench/oauth.ts) against
  * oidc-provider; then the notification scenario (bench/notifications.ts). Writes
- * bench/results/latest.md. `BENCH_ONLY=notifications` or `BENCH_ONLY=oauth` runs that scenario alone
- * and replaces only its section of latest.md.
+ * bench/results/latest.md. Then the front-end error scenario (bench/frontend-errors.ts).
+ * `BENCH_ONLY=notifications`, `oauth` or `frontend-errors` runs that scenario alone and replaces only
+ * its section of latest.md.
  */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CONNECTIONS = 10;
@@ -53,10 +60,13 @@ type Scenario = { name: string; method: 'GET' | 'POST'; path: string; headers?: 
 const children = new Set<ChildProcess>();
 
 async function main() {
-  if (ONLY !== null && ONLY !== 'notifications' && ONLY !== 'oauth')
-    throw new Error(`BENCH_ONLY=${ONLY}: the scenarios that run alone are "notifications" and "oauth"`);
+  if (ONLY !== null && ONLY !== 'notifications' && ONLY !== 'oauth' && ONLY !== 'frontend-errors')
+    throw new Error(
+      `BENCH_ONLY=${ONLY}: the scenarios that run alone are "notifications", "oauth" and "frontend-errors"`,
+    );
   if (ONLY === 'notifications') return notificationsOnly();
   if (ONLY === 'oauth') return oauthOnly();
+  if (ONLY === 'frontend-errors') return frontendErrorsOnly();
   const loadAtStart = os.loadavg()[0] ?? 0;
   const rows: Row[] = [];
   const fileRows: FileRow[] = [];
@@ -125,6 +135,7 @@ async function main() {
   }
   // after every service child has stopped: the in-process scenario has the machine to itself
   const notificationRows = await notificationRuns(pgBase);
+  const reportRows = await frontendErrorRows(reportHarness, pgBase);
 
   const failed = rows.filter((r) => r.non2xx > 0 || r.errors > 0);
   for (const r of failed)
@@ -137,6 +148,7 @@ async function main() {
     render(rows, bare.reqPerSec, fileRows, rss, notes),
     oauthSection(oauthRows, bare, SETTINGS, table).join('\n'),
     notificationSection(notificationRows, table).join('\n'),
+    frontendErrorSection(reportRows, table).join('\n'),
   ].join('\n');
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   writeFileSync(LATEST, report);
@@ -211,6 +223,21 @@ async function oauthOnly() {
   console.log(section);
 }
 
+/** BENCH_ONLY=frontend-errors: replaces the Front-end errors section of latest.md, keeps the rest. */
+async function frontendErrorsOnly() {
+  const loadAtStart = os.loadavg()[0] ?? 0;
+  const rows = await frontendErrorRows(reportHarness, process.env.BENCH_DATABASE_URL);
+  const section = frontendErrorSection(rows, table, [frontendErrorsAloneNote(loadAtStart)]).join('\n');
+  const previous = existsSync(LATEST) ? readFileSync(LATEST, 'utf8') : '# Atrium benchmark\n';
+  const existing = /\n## Front-end errors\n[\s\S]*?(?=\n## |$)/;
+  const next = existing.test(previous)
+    ? previous.replace(existing, `\n${section}`)
+    : `${previous.replace(/\n*$/, '\n')}\n${section}`;
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+  writeFileSync(LATEST, next);
+  console.log(section);
+}
+
 /** The three scenarios; the user list falls back to /api/auth/me where that route does not exist. */
 async function scenarios(base: string): Promise<(Scenario & { note?: string })[]> {
   const login = JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD });
@@ -271,7 +298,7 @@ async function measure(base: string, s: Scenario): Promise<Measure> {
   };
 }
 
-async function startService(databaseUrl: string | null) {
+async function startService(databaseUrl: string | null, extraEnv: Record<string, string> = {}) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(os.tmpdir(), 'atrium-bench-'));
   const env: Record<string, string> = {
@@ -288,6 +315,7 @@ async function startService(databaseUrl: string | null) {
     LOGIN_ACCOUNT_LIMIT_PER_MINUTE: '100000',
     LOG_LEVEL: 'warn',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...extraEnv,
   };
   const child = launch([join(ROOT, 'packages/server/src/main.ts')], env);
   const url = `http://127.0.0.1:${port}`;
@@ -331,6 +359,17 @@ async function startOidcProvider(env: Record<string, string>) {
 }
 
 const harness: Harness = { measure, signIn, stop, startOidcProvider };
+
+/** A bench script (a yardstick server) in a child process, on a free port given as PORT. */
+async function startScript(script: string, env: Record<string, string>, readyPath: string) {
+  const port = await freePort();
+  const child = launch([script], { PATH: process.env.PATH ?? '', PORT: String(port), ...env });
+  const url = `http://127.0.0.1:${port}`;
+  await waitReady(child, url + readyPath);
+  return { child, url };
+}
+
+const reportHarness: ReportHarness = { startService, startScript, stop, signIn, createDatabase };
 const SETTINGS = { connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, measureSeconds: MEASURE_SECONDS };
 
 /** Children run on this same Node binary (npm puts the pinned Node 24 first). */

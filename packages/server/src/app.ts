@@ -7,6 +7,7 @@ import { identityStats } from './modules/identity/identity-stats.ts';
 import { createIdentityModule, type IdentityModule } from './modules/identity/index.ts';
 import { createMemberModule, memberContacts } from './modules/member/index.ts';
 import { createMessagingModule, type MessagingModule } from './modules/messaging/index.ts';
+import { createMonitorModule } from './modules/monitor/index.ts';
 import { createOpenPlatformModule, type OpenPlatformModule } from './modules/open-platform/index.ts';
 import { createOpsModule } from './modules/ops/index.ts';
 import { createSchedulerModule } from './modules/scheduler/index.ts';
@@ -104,6 +105,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     user: identity.oauthSubject,
     notifyWithin: messaging.notifyWithin,
   });
+  const monitor = createMonitorModule(ctx, { userContacts: identity.userContacts, notify: messaging.notify });
   // The task center's completion events reach their owners through the notification center.
   tasks.onTaskFinished(async (e) => {
     if (e.event !== 'platform.export.finished') return;
@@ -146,6 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await tasks.register(app);
   await messaging.register(app);
   await openPlatform.register(app);
+  await monitor.register(app);
   ctx.realtime.register(app, identity.resolveAuth);
   await deps.extraRoutes?.(app);
   await registerDocsRoutes(app);

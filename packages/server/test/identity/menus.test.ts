@@ -87,6 +87,8 @@ describe('seed', () => {
       'Operation logs',
       'Server monitor',
       'Dashboard',
+      'Front-end errors',
+      'Error alerts',
       'Tasks',
     ]);
     expect(named(tree, 'Open Platform').children.map((n) => n.name)).toEqual(['Applications', 'Webhooks']);

@@ -7,6 +7,8 @@ import { sampleOf } from '../helpers/sample-body.ts';
 import { emailLogRow } from '../messaging/email-helpers.ts';
 import { messageRow } from '../messaging/inapp-helpers.ts';
 import { smsLogRow } from '../messaging/sms-helpers.ts';
+import { insertGroup } from '../monitor/issues-fixtures.ts';
+import { sourceMapRow } from '../monitor/sourcemaps-helpers.ts';
 import { deliveryRow, insertApp } from '../open-platform/webhooks-helpers.ts';
 import { taskRow } from '../tasks/tasks-helpers.ts';
 
@@ -118,6 +120,16 @@ beforeAll(async () => {
   const subscription = await createInB('/api/open-platform/webhooks', webhook);
   idsOfB.set('/api/open-platform/webhooks', subscription);
   idsOfB.set('/api/open-platform/webhook-deliveries', await deliveryRow(t, b.tenantId, subscription));
+  idsOfB.set('/api/frontend-errors/groups', await insertGroup(t, b.tenantId));
+  idsOfB.set(
+    '/api/frontend-errors/sites',
+    await createInB('/api/frontend-errors/sites', { name: 'B site', allowedOrigins: ['https://b.example.com'] }),
+  );
+  idsOfB.set('/api/frontend-errors/source-maps', await sourceMapRow(t, b.tenantId));
+  idsOfB.set(
+    '/api/frontend-errors/alerts',
+    await createInB('/api/frontend-errors/alerts', { name: 'B rule', condition: 'new_error' }),
+  );
   const sessions = await call(t.app, 'GET', '/api/online-sessions', { token: b.adminToken });
   idsOfB.set('/api/online-sessions', sessions.json().data.list[0].id);
 });
@@ -178,6 +190,7 @@ describe('tenant isolation', () => {
       '/api/system-configs',
       '/api/in-app-messages/admin',
       '/api/in-app-templates',
+      '/api/frontend-errors/groups',
     ]) {
       const res = await call(t.app, 'GET', url, { token: a.adminToken });
       expect(res.statusCode, url).toBe(200);

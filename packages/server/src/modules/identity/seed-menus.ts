@@ -141,6 +141,12 @@ export const MENU_TREE: SeedNode[] = [
       page('Operation logs', '/monitor/operation-logs', 'file-text', 'monitor:operation-log:list'),
       page('Server monitor', '/monitor/server', 'cloud-server', 'monitor:server:view'),
       page('Dashboard', '/monitor/dashboard', 'dashboard', 'dashboard:stats:view'),
+      page('Front-end errors', '/monitor/frontend-errors', 'bug', 'monitor:error:list', [
+        button('Manage', 'monitor:error:manage'),
+      ]),
+      page('Error alerts', '/monitor/error-alerts', 'alert', 'monitor:alert:list', [
+        button('Manage', 'monitor:alert:manage'),
+      ]),
       // The task center lists each user's own tasks; it needs no permission of its own.
       page('Tasks', '/monitor/tasks', 'schedule', undefined),
     ],

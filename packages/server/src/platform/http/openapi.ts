@@ -42,6 +42,7 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'OpenApps', description: 'Open-platform applications (OAuth clients), scopes, connected apps' },
   { name: 'OpenWebhooks', description: 'Open-platform webhook subscriptions, deliveries and redelivery' },
   { name: 'OpenApi', description: 'The open interface for applications (OAuth 2 bearer, /api/open/v1)' },
+  { name: 'FrontendErrors', description: 'Front-end error monitoring: reports, issues, events, sites' },
   { name: 'Docs', description: 'The API description and its reference UI' },
 ];
 

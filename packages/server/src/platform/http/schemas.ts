@@ -45,7 +45,7 @@ export const BatchStatus = Type.Object({
   ids: Type.Array(Id, { minItems: 1, maxItems: 500, uniqueItems: true }),
   status: Type.Union([Type.Literal('active'), Type.Literal('disabled')]),
 });
-/** What a batch answers: which ids it changed (ids of other tenants or unknown ids are skipped). */
+/** What a batch answers: the ids it changed (all or nothing: an id outside the tenant answers 404, docs/api-conventions.md). */
 export const BatchResult = Type.Object({ affected: Type.Array(Id) });
 export const Ok = Type.Object({ ok: Type.Literal(true) });
 export const Status = Type.Union([Type.Literal('active'), Type.Literal('disabled')]);

@@ -1,0 +1,1 @@
+export declare function buildReporter(options?: { quiet?: boolean }): Promise<{ minified: number; gzipped: number }>;

@@ -1,0 +1,90 @@
+import type { AppContext } from '../../../platform/context.ts';
+import { EgressError } from '../../../platform/egress/errors.ts';
+import type { Notifier } from '../../messaging/dispatch/notify.ts';
+import type { AlertRuleRow, Hits } from './evaluate.ts';
+import type { AlertChannel, AlertChannelOutcome } from './tables.ts';
+
+/** spec §8: alert webhook calls time out after 8 seconds */
+export const WEBHOOK_TIMEOUT_MS = 8000;
+
+export type AlertNotify = Notifier['notify'];
+export type ChannelOutcomes = Partial<Record<AlertChannel, AlertChannelOutcome>>;
+
+const errorText = (err: unknown) =>
+  err instanceof EgressError ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
+
+/**
+ * Sends one firing (or test) of a rule on each of its channels; a failing channel does not stop
+ * the others, and each outcome is reported for the alert log. Email and in-app go through the
+ * notification center (event ops.error.alert) restricted to the rule's channels; the webhook is
+ * called directly through the safe egress (loopback, private and metadata addresses refused).
+ * The webhook body is not signed: a rule has no secret of its own yet.
+ */
+export async function deliverAlert(
+  ctx: AppContext,
+  notify: AlertNotify,
+  rule: AlertRuleRow,
+  hits: Hits,
+  key: string,
+): Promise<ChannelOutcomes> {
+  const out: ChannelOutcomes = {};
+  const latest = hits.groups[0];
+  const center = rule.channels.filter((c): c is 'email' | 'inapp' => c === 'email' || c === 'inapp');
+  if (center.length) {
+    try {
+      const outboxId = await notify('ops.error.alert', {
+        tenantId: rule.tenantId,
+        recipients: rule.recipients.map((id) => ({ type: 'user' as const, id })),
+        variables: {
+          ruleName: rule.name,
+          condition: hits.trigger === 'test' ? 'test' : rule.condition,
+          count: hits.count,
+          message: latest?.message ?? (hits.trigger === 'test' ? 'Test notification' : ''),
+        },
+        channels: { only: center },
+        link: latest ? `/monitor/frontend-errors?issue=${latest.id}` : '/monitor/frontend-errors',
+        idempotencyKey: key,
+      });
+      for (const c of center) out[c] = { status: 'queued', outboxId };
+    } catch (err) {
+      ctx.log.warn({ err, ruleId: rule.id }, 'error alert: notification failed');
+      for (const c of center) out[c] = { status: 'failed', error: errorText(err) };
+    }
+  }
+  if (rule.channels.includes('webhook')) {
+    if (!rule.webhookUrl) out.webhook = { status: 'failed', error: 'no webhook URL' };
+    else out.webhook = await callWebhook(ctx, rule, hits);
+  }
+  return out;
+}
+
+async function callWebhook(ctx: AppContext, rule: AlertRuleRow, hits: Hits): Promise<AlertChannelOutcome> {
+  const body = JSON.stringify({
+    event: 'ops.error.alert',
+    test: hits.trigger === 'test',
+    rule: {
+      id: rule.id,
+      name: rule.name,
+      condition: rule.condition,
+      threshold: rule.threshold,
+      windowMinutes: rule.windowMinutes,
+    },
+    hits,
+    firedAt: ctx.clock().toISOString(),
+  });
+  try {
+    const res = await ctx.egress.request(rule.webhookUrl as string, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      timeoutMs: WEBHOOK_TIMEOUT_MS,
+      maxRedirects: 0,
+      maxResponseBytes: 64 * 1024,
+    });
+    if (res.status >= 200 && res.status < 300) return { status: 'delivered' };
+    return { status: 'failed', error: `HTTP ${res.status}` };
+  } catch (err) {
+    ctx.log.warn({ err: errorText(err), ruleId: rule.id }, 'error alert: webhook failed');
+    return { status: 'failed', error: errorText(err) };
+  }
+}

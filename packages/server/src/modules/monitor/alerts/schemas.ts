@@ -1,0 +1,78 @@
+import { type TSchema, Type } from 'typebox';
+import { Id, NullableTimestamp, PageQuery, Timestamp } from '../../../platform/http/schemas.ts';
+import { ErrorLevelSchema, ErrorTypeSchema } from '../issues/schemas.ts';
+
+export const LIMITS = { threshold: 100_000, windowMinutes: 10_080, recipients: 100 } as const;
+
+const Condition = Type.Union([Type.Literal('new_error'), Type.Literal('threshold'), Type.Literal('spike')]);
+const Channel = Type.Union([Type.Literal('email'), Type.Literal('webhook'), Type.Literal('inapp')]);
+const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);
+
+export const AlertRule = Type.Object({
+  id: Id,
+  name: Type.String(),
+  enabled: Type.Boolean(),
+  condition: Condition,
+  errorType: Nullable(ErrorTypeSchema),
+  level: Nullable(ErrorLevelSchema),
+  threshold: Type.Integer(),
+  windowMinutes: Type.Integer(),
+  channels: Type.Array(Channel),
+  recipients: Type.Array(Id, { description: 'user ids of the tenant (email and inapp)' }),
+  webhookUrl: Type.Union([Type.String(), Type.Null()]),
+  lastTriggeredAt: NullableTimestamp,
+  createdBy: Type.Union([Id, Type.Null()]),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const AlertRuleCreate = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    enabled: Type.Optional(Type.Boolean({ default: false })),
+    condition: Condition,
+    errorType: Type.Optional(Nullable(ErrorTypeSchema)),
+    level: Type.Optional(Nullable(ErrorLevelSchema)),
+    threshold: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.threshold, default: 1 })),
+    windowMinutes: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.windowMinutes, default: 60 })),
+    channels: Type.Optional(Type.Array(Channel, { uniqueItems: true, maxItems: 3 })),
+    recipients: Type.Optional(Type.Array(Id, { uniqueItems: true, maxItems: LIMITS.recipients })),
+    webhookUrl: Type.Optional(
+      Nullable(Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 2000, description: 'http or https URL' })),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const AlertRuleUpdate = Type.Partial(AlertRuleCreate, { additionalProperties: false });
+export const AlertRuleEnabled = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false });
+
+export const AlertRuleQuery = Type.Object({
+  ...PageQuery.properties,
+  enabled: Type.Optional(Type.Boolean()),
+  condition: Type.Optional(Condition),
+});
+
+const ChannelOutcome = Type.Object({
+  status: Type.Union([Type.Literal('queued'), Type.Literal('delivered'), Type.Literal('failed')], {
+    description: 'queued = handed to the notification center; delivered = the webhook answered 2xx',
+  }),
+  error: Type.Optional(Type.String()),
+  outboxId: Type.Optional(Type.Integer()),
+});
+
+export const AlertLog = Type.Object({
+  id: Id,
+  ruleId: Id,
+  ruleSnapshot: Type.Record(Type.String(), Type.Unknown()),
+  hits: Type.Record(Type.String(), Type.Unknown()),
+  channels: Type.Record(Type.String(), ChannelOutcome),
+  test: Type.Boolean(),
+  createdAt: Timestamp,
+});
+
+export const AlertLogQuery = Type.Object({
+  ...PageQuery.properties,
+  ruleId: Type.Optional(Id),
+  test: Type.Optional(Type.Boolean()),
+});

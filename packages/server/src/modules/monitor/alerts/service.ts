@@ -1,0 +1,266 @@
+import { and, desc, eq, sql } from 'drizzle-orm';
+import type { Static } from 'typebox';
+import type { Scope } from '../../../platform/auth/principal.ts';
+import type { AppContext } from '../../../platform/context.ts';
+import { scoped } from '../../../platform/db/scoped.ts';
+import type { ErrorLevel, ErrorType } from '../tables.ts';
+import { type AlertNotify, deliverAlert } from './deliver.ts';
+import { alertErrors } from './errors.ts';
+import { type AlertRuleRow, claimFiring, evaluateRule, type Hits, reportMatches } from './evaluate.ts';
+import type { AlertLogQuery, AlertRuleCreate, AlertRuleQuery, AlertRuleUpdate } from './schemas.ts';
+import { errorAlertLogs, errorAlertRules } from './tables.ts';
+
+const rules = scoped(errorAlertRules);
+const logs = scoped(errorAlertLogs);
+type LogRow = typeof errorAlertLogs.$inferSelect;
+
+export type AlertDeps = {
+  notify: AlertNotify;
+  /** users of one tenant among `ids` (identity module): recipients must be among them */
+  userContacts(tenantId: number | null, ids: number[]): Promise<{ id: number; active: boolean }[]>;
+};
+
+/** A report just recorded (after its transaction committed). */
+export type ReportedOccurrence = {
+  tenantId: number | null;
+  groupId: number;
+  isNew: boolean;
+  type: ErrorType;
+  level: ErrorLevel;
+  message: string;
+};
+
+function view(r: AlertRuleRow) {
+  return {
+    id: r.id,
+    name: r.name,
+    enabled: r.enabled,
+    condition: r.condition,
+    errorType: r.errorType ?? null,
+    level: r.level ?? null,
+    threshold: r.threshold,
+    windowMinutes: r.windowMinutes,
+    channels: r.channels,
+    recipients: r.recipients,
+    webhookUrl: r.webhookUrl ?? null,
+    lastTriggeredAt: r.lastTriggeredAt?.toISOString() ?? null,
+    createdBy: r.createdBy ?? null,
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
+  };
+}
+
+const logView = (l: LogRow) => ({
+  id: l.id,
+  ruleId: l.ruleId,
+  ruleSnapshot: l.ruleSnapshot,
+  hits: l.hits,
+  channels: l.channels,
+  test: l.test,
+  createdAt: l.createdAt.toISOString(),
+});
+
+/** What the log keeps of the rule as it was when it fired. */
+const snapshot = (r: AlertRuleRow) => {
+  const { createdAt: _c, updatedAt: _u, ...rest } = view(r);
+  return rest as Record<string, unknown>;
+};
+
+type RuleFields = Pick<
+  AlertRuleRow,
+  'enabled' | 'channels' | 'recipients' | 'webhookUrl' | 'name' | 'condition' | 'threshold' | 'windowMinutes'
+> & { errorType: ErrorType | null; level: ErrorLevel | null };
+
+export type AlertService = ReturnType<typeof createAlertService>;
+
+/** Alert rules and their history (spec §2.5, §4.6 rules 6–7, §7.2). */
+export function createAlertService(ctx: AppContext, deps: AlertDeps) {
+  /** spec §4.6 rule 7: what an enabled rule needs to deliver; recipients must be the tenant's users */
+  async function check(scope: Scope, f: RuleFields) {
+    if (f.webhookUrl) {
+      let ok = false;
+      try {
+        const u = new URL(f.webhookUrl);
+        ok = u.protocol === 'http:' || u.protocol === 'https:';
+      } catch {}
+      if (!ok) throw alertErrors.invalidRule('webhookUrl', 'must be an http or https URL');
+    }
+    if (f.recipients.length) {
+      const found = new Set((await deps.userContacts(scope.tenantId, f.recipients)).map((u) => u.id));
+      const missing = f.recipients.filter((id) => !found.has(id));
+      if (missing.length)
+        throw alertErrors.invalidRule('recipients', `not users of this tenant: ${missing.join(', ')}`);
+    }
+    if (!f.enabled) return;
+    if (f.channels.length === 0)
+      throw alertErrors.invalidRule('channels', 'an enabled rule needs at least one channel');
+    if (f.channels.includes('webhook') && !f.webhookUrl)
+      throw alertErrors.invalidRule('webhookUrl', 'the webhook channel needs a URL');
+    if ((f.channels.includes('email') || f.channels.includes('inapp')) && f.recipients.length === 0)
+      throw alertErrors.invalidRule('recipients', 'email and in-app channels need recipients');
+  }
+
+  async function writeLog(rule: AlertRuleRow, hits: Hits, test: boolean, key: string) {
+    const channels = await deliverAlert(ctx, deps.notify, rule, hits, key);
+    const [row] = await ctx.db
+      .insert(errorAlertLogs)
+      .values({
+        tenantId: rule.tenantId,
+        ruleId: rule.id,
+        ruleSnapshot: snapshot(rule),
+        hits: hits as unknown as Record<string, unknown>,
+        channels,
+        test,
+        createdAt: ctx.clock(),
+      })
+      .returning();
+    if (!row) throw new Error('alert log insert returned nothing');
+    return row;
+  }
+
+  /** Fires the rule if this caller wins the debounce; only the winner delivers and logs. */
+  async function fire(rule: AlertRuleRow, hits: Hits, now: Date): Promise<boolean> {
+    if (!(await claimFiring(ctx.db, rule.id, now))) return false;
+    await writeLog({ ...rule, lastTriggeredAt: now }, hits, false, `error-alert:${rule.id}:${now.toISOString()}`);
+    return true;
+  }
+
+  /** Enabled rules whose debounce window has passed (tenant = undefined: every tenant). */
+  async function dueRules(now: Date, tenantId?: number | null): Promise<AlertRuleRow[]> {
+    const conds = [
+      eq(errorAlertRules.enabled, true),
+      sql`(${errorAlertRules.lastTriggeredAt} IS NULL OR ${errorAlertRules.lastTriggeredAt} <= ${now.toISOString()}::timestamptz - make_interval(mins => ${errorAlertRules.windowMinutes}))`,
+    ];
+    if (tenantId !== undefined) conds.push(sql`${errorAlertRules.tenantId} IS NOT DISTINCT FROM ${tenantId}`);
+    return ctx.db
+      .select()
+      .from(errorAlertRules)
+      .where(and(...conds))
+      .orderBy(errorAlertRules.id);
+  }
+
+  return {
+    async list(scope: Scope, q: Static<typeof AlertRuleQuery>) {
+      const filter = and(
+        q.enabled !== undefined ? eq(errorAlertRules.enabled, q.enabled) : undefined,
+        q.condition ? eq(errorAlertRules.condition, q.condition) : undefined,
+      );
+      const page = await rules.page(ctx.db, scope, q, filter);
+      return { ...page, list: page.list.map(view) };
+    },
+    async get(scope: Scope, id: number) {
+      const row = await rules.findById(ctx.db, scope, id);
+      if (!row) throw alertErrors.notFound();
+      return view(row);
+    },
+    async create(scope: Scope, b: Static<typeof AlertRuleCreate>) {
+      const f: RuleFields = {
+        name: b.name,
+        enabled: b.enabled ?? false,
+        condition: b.condition,
+        errorType: b.errorType ?? null,
+        level: b.level ?? null,
+        threshold: b.threshold ?? 1,
+        windowMinutes: b.windowMinutes ?? 60,
+        channels: b.channels ?? [],
+        recipients: b.recipients ?? [],
+        webhookUrl: b.webhookUrl ?? null,
+      };
+      await check(scope, f);
+      const userId = scope.principal?.kind === 'user' ? scope.principal.userId : null;
+      return view(await rules.insert(ctx.db, scope, { ...f, createdBy: userId }));
+    },
+    async update(scope: Scope, id: number, b: Static<typeof AlertRuleUpdate>) {
+      const cur = await rules.findById(ctx.db, scope, id);
+      if (!cur) throw alertErrors.notFound();
+      const f: RuleFields = {
+        name: b.name ?? cur.name,
+        enabled: b.enabled ?? cur.enabled,
+        condition: b.condition ?? cur.condition,
+        errorType: b.errorType !== undefined ? b.errorType : (cur.errorType ?? null),
+        level: b.level !== undefined ? b.level : (cur.level ?? null),
+        threshold: b.threshold ?? cur.threshold,
+        windowMinutes: b.windowMinutes ?? cur.windowMinutes,
+        channels: b.channels ?? cur.channels,
+        recipients: b.recipients ?? cur.recipients,
+        webhookUrl: b.webhookUrl !== undefined ? b.webhookUrl : cur.webhookUrl,
+      };
+      await check(scope, f);
+      const row = await rules.update(ctx.db, scope, id, { ...f, updatedAt: ctx.clock() });
+      if (!row) throw alertErrors.notFound();
+      return view(row);
+    },
+    async setEnabled(scope: Scope, id: number, enabled: boolean) {
+      return this.update(scope, id, { enabled });
+    },
+    async remove(scope: Scope, id: number) {
+      const gone = await rules.deleteMany(ctx.db, scope, [id]);
+      if (gone.length === 0) throw alertErrors.notFound();
+    },
+
+    /** A test send with the rule's current channels: logged (test=true), the debounce untouched. */
+    async test(scope: Scope, id: number) {
+      const rule = await rules.findById(ctx.db, scope, id);
+      if (!rule) throw alertErrors.notFound();
+      if (rule.channels.length === 0) throw alertErrors.invalidRule('channels', 'the rule has no channel');
+      const now = ctx.clock();
+      const hits: Hits = {
+        trigger: 'test',
+        condition: rule.condition,
+        windowStart: new Date(now.getTime() - rule.windowMinutes * 60_000).toISOString(),
+        windowEnd: now.toISOString(),
+        count: 0,
+        groups: [],
+      };
+      const row = await writeLog(rule, hits, true, `error-alert-test:${rule.id}:${now.getTime()}`);
+      return logView(row);
+    },
+
+    async logs(scope: Scope, q: Static<typeof AlertLogQuery>) {
+      const filter = and(
+        q.ruleId !== undefined ? eq(errorAlertLogs.ruleId, q.ruleId) : undefined,
+        q.test !== undefined ? eq(errorAlertLogs.test, q.test) : undefined,
+      );
+      const page = await logs.page(ctx.db, scope, q, filter, desc(errorAlertLogs.id));
+      return { ...page, list: page.list.map(logView) };
+    },
+
+    /** The evaluateErrorAlerts task: every enabled rule whose window has passed, looking back one window. */
+    async evaluateAll(): Promise<{ evaluated: number; fired: number }> {
+      const now = ctx.clock();
+      let fired = 0;
+      const due = await dueRules(now);
+      for (const rule of due) {
+        try {
+          const hits = await evaluateRule(ctx.db, rule, now, 'task');
+          if (hits && (await fire(rule, hits, now))) fired++;
+        } catch (err) {
+          ctx.log.error({ err, ruleId: rule.id }, 'error alert: evaluation failed');
+        }
+      }
+      return { evaluated: due.length, fired };
+    },
+
+    /** Report-time evaluation (spec §4.6 rule 6) of the report's tenant's rules. */
+    async onReport(r: ReportedOccurrence): Promise<void> {
+      const now = ctx.clock();
+      for (const rule of await dueRules(now, r.tenantId)) {
+        if (!reportMatches(rule, r)) continue;
+        const hits: Hits | null =
+          rule.condition === 'new_error'
+            ? r.isNew
+              ? {
+                  trigger: 'report',
+                  condition: rule.condition,
+                  windowStart: new Date(now.getTime() - rule.windowMinutes * 60_000).toISOString(),
+                  windowEnd: now.toISOString(),
+                  count: 1,
+                  groups: [{ id: r.groupId, message: r.message, type: r.type, level: r.level }],
+                }
+              : null
+            : await evaluateRule(ctx.db, rule, now, 'report');
+        if (hits) await fire(rule, hits, now);
+      }
+    },
+  };
+}

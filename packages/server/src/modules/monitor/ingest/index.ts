@@ -1,0 +1,20 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../../platform/context.ts';
+import { monitorSettings } from '../settings.ts';
+import { createSites } from '../sites/index.ts';
+import { reportRoutes } from './routes.ts';
+import { createIngestService, type IngestHooks } from './service.ts';
+
+/** Report ingestion (POST /api/frontend-errors), grouping into issues, and the reporting sites. */
+export function createIngest(ctx: AppContext, hooks: IngestHooks = {}) {
+  ctx.settingsRegistry.register(monitorSettings);
+  const service = createIngestService(ctx, hooks);
+  const sites = createSites(ctx);
+  return {
+    async register(app: FastifyInstance) {
+      // its own plugin: the report route's CORS and body-limit hooks stay on it
+      await app.register(async (child) => reportRoutes(child, service, ctx.config.bodyLimitBytes));
+      sites.register(app);
+    },
+  };
+}

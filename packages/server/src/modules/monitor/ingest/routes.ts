@@ -1,0 +1,95 @@
+import type { FastifyInstance } from 'fastify';
+import { route } from '../../../platform/http/route.ts';
+import { ReportBody, ReportResult } from './schemas.ts';
+import type { createIngestService } from './service.ts';
+
+type IngestService = ReturnType<typeof createIngestService>;
+
+const URL = '/api/frontend-errors';
+/** Reports are small; a larger body is refused by the kernel with 413 before it is parsed. */
+const REPORT_BODY_LIMIT = 256 * 1024;
+const ALLOWED_HEADERS = 'content-type, x-analytics-site-key';
+
+/**
+ * `POST /api/frontend-errors` and its CORS preflight. Registered inside its own plugin so the
+ * hooks below apply to these two routes only: browsers post reports cross-origin, so each answer
+ * names the caller's Origin (except a 403, which is exactly an origin or key we refuse).
+ * The Origin check that matters is the server-side allow-list of the site; CORS only lets the
+ * page read the answer.
+ */
+export async function reportRoutes(app: FastifyInstance, ingest: IngestService, bodyLimitBytes: number) {
+  app.addHook('onRoute', (opts) => {
+    opts.bodyLimit = Math.min(bodyLimitBytes, REPORT_BODY_LIMIT);
+  });
+  app.addHook('onSend', async (req, reply, payload) => {
+    const origin = req.headers.origin;
+    if (origin && reply.statusCode !== 403) {
+      reply.header('access-control-allow-origin', origin).header('vary', 'Origin');
+    }
+    // route() answers 200 or 201; a report is accepted for processing, which HTTP calls 202
+    if (req.method === 'POST' && reply.statusCode === 200) reply.code(202);
+    return payload;
+  });
+
+  app.route({
+    method: 'OPTIONS',
+    url: URL,
+    // declared by hand: route() takes no OPTIONS; documented so the API description stays complete
+    schema: {
+      tags: ['FrontendErrors'],
+      summary: 'CORS preflight of the report route (names the Origin, POST, and the headers it takes)',
+      operationId: 'monitor.error.preflight',
+      security: [],
+      // 200 with an empty body rather than 204: every documented operation carries a success schema
+      response: { 200: { content: { 'text/plain': { schema: { type: 'string', maxLength: 0 } } } } },
+    },
+    config: { operation: 'monitor.error.preflight', auth: 'public' },
+    handler: async (_req, reply) => {
+      reply
+        .code(200)
+        .type('text/plain')
+        .header('access-control-allow-methods', 'POST')
+        .header('access-control-allow-headers', ALLOWED_HEADERS)
+        .header('access-control-max-age', '86400');
+      return reply.send('');
+    },
+  });
+
+  route(app, {
+    method: 'POST',
+    url: URL,
+    operation: 'monitor.error.report',
+    auth: 'optional',
+    audit: false,
+    // Per client IP, checked before anything else; generous for a page in an error loop that the
+    // client's 10-second dedupe (§4.6 rule 2) did not stop, small enough to bound a flood.
+    rateLimit: { key: 'ip', max: 120, windowSeconds: 60 },
+    schema: {
+      tags: ['FrontendErrors'],
+      summary: 'Report a front-end error (anonymous, signed in, or for a site by X-Analytics-Site-Key)',
+      description: [
+        'Answers **202** `{ accepted: true, groupId, eventId }`, or `{ accepted: false, reason: "ignored" }` when a',
+        'tenant errorIgnorePatterns expression matched the message (nothing is recorded).',
+        'A valid console token attributes the report to the user and their tenant; otherwise',
+        '`X-Analytics-Site-Key` attributes it to the site’s tenant, and the `Origin` must be one of the site’s',
+        'allowed origins (403 `monitor.origin_not_allowed`; an unknown or disabled key: 403 `monitor.unknown_site_key`).',
+        'message, stack, URLs and breadcrumb text are truncated to the limits, and only the latest 30 breadcrumbs',
+        'are kept; a body over 256 KB answers 413. Field reference: docs/frontend-errors.md.',
+      ].join(' '),
+      body: ReportBody,
+      response: ReportResult,
+    },
+    handler: async (req) =>
+      ingest.report({
+        scope: req.scope,
+        body: req.body,
+        siteKey: header(req.headers['x-analytics-site-key']),
+        origin: header(req.headers.origin),
+        userAgent: header(req.headers['user-agent']) ?? '',
+      }),
+  });
+}
+
+function header(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}

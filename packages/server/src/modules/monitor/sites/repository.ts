@@ -1,0 +1,18 @@
+import { and, eq } from 'drizzle-orm';
+import type { Db } from '../../../platform/db/client.ts';
+import { scoped } from '../../../platform/db/scoped.ts';
+import { errorSites } from '../tables.ts';
+
+/** Reporting sites; every tenant-facing query goes through the tenant scope. */
+export const sites = scoped(errorSites);
+export type SiteRow = typeof errorSites.$inferSelect;
+
+/** The active site a public site key names (any tenant: the key is what attributes the tenant). */
+export async function activeSiteByKey(db: Db, siteKey: string): Promise<SiteRow | null> {
+  const [row] = await db
+    .select()
+    .from(errorSites)
+    .where(and(eq(errorSites.siteKey, siteKey), eq(errorSites.status, 'active')))
+    .limit(1);
+  return row ?? null;
+}

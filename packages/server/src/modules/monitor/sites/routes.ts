@@ -1,0 +1,77 @@
+import type { FastifyInstance } from 'fastify';
+import { route } from '../../../platform/http/route.ts';
+import { IdParams, Ok, PageOf } from '../../../platform/http/schemas.ts';
+import { Site, SiteCreate, SiteQuery, SiteUpdate } from './schemas.ts';
+import type { SiteService } from './service.ts';
+
+const tags = ['FrontendErrors'];
+
+/** `/api/frontend-errors/sites`: sites whose anonymous reports are attributed to the caller's tenant. */
+export function siteRoutes(app: FastifyInstance, sites: SiteService) {
+  route(app, {
+    method: 'GET',
+    url: '/api/frontend-errors/sites',
+    operation: 'monitor.site.list',
+    auth: 'user',
+    permission: 'monitor:error:list',
+    schema: { tags, summary: 'List reporting sites', querystring: SiteQuery, response: PageOf(Site) },
+    handler: async (req) => sites.list(req.scope, req.query),
+  });
+
+  route(app, {
+    method: 'GET',
+    url: '/api/frontend-errors/sites/:id',
+    operation: 'monitor.site.get',
+    auth: 'user',
+    permission: 'monitor:error:list',
+    schema: { tags, summary: 'Get a reporting site', params: IdParams, response: Site },
+    handler: async (req) => sites.get(req.scope, req.params.id),
+  });
+
+  route(app, {
+    method: 'POST',
+    url: '/api/frontend-errors/sites',
+    operation: 'monitor.site.create',
+    auth: 'user',
+    permission: 'monitor:error:manage',
+    status: 201,
+    schema: {
+      tags,
+      summary: 'Create a reporting site (a random siteKey is generated and answered)',
+      description:
+        'Anonymous reports that send the siteKey as X-Analytics-Site-Key are attributed to this tenant, and only from the allowed origins (exact match).',
+      body: SiteCreate,
+      response: Site,
+    },
+    handler: async (req) => sites.create(req.scope, req.body),
+  });
+
+  route(app, {
+    method: 'PUT',
+    url: '/api/frontend-errors/sites/:id',
+    operation: 'monitor.site.update',
+    auth: 'user',
+    permission: 'monitor:error:manage',
+    schema: {
+      tags,
+      summary: 'Change a site’s name, allowed origins or status (a disabled site’s key is refused)',
+      params: IdParams,
+      body: SiteUpdate,
+      response: Site,
+    },
+    handler: async (req) => sites.update(req.scope, req.params.id, req.body),
+  });
+
+  route(app, {
+    method: 'DELETE',
+    url: '/api/frontend-errors/sites/:id',
+    operation: 'monitor.site.delete',
+    auth: 'user',
+    permission: 'monitor:error:manage',
+    schema: { tags, summary: 'Delete a reporting site (its key stops working)', params: IdParams, response: Ok },
+    handler: async (req) => {
+      await sites.remove(req.scope, req.params.id);
+      return { ok: true as const };
+    },
+  });
+}

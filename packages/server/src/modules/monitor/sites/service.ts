@@ -1,0 +1,87 @@
+import { randomBytes } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import type { Static } from 'typebox';
+import type { Scope } from '../../../platform/auth/principal.ts';
+import type { AppContext } from '../../../platform/context.ts';
+import { isUniqueViolation } from '../../../platform/db/sql.ts';
+import { errorSites } from '../tables.ts';
+import { siteErrors } from './errors.ts';
+import { type SiteRow, sites } from './repository.ts';
+import type { SiteCreate, SiteQuery, SiteUpdate } from './schemas.ts';
+
+export type SiteService = ReturnType<typeof createSiteService>;
+
+/** 24 random bytes: a public identifier, not a secret, but unguessable so keys cannot be enumerated. */
+function newSiteKey(): string {
+  return `site_${randomBytes(24).toString('base64url')}`;
+}
+
+/** Browsers send origins in lower case; stored the same way so the exact match holds. */
+const lower = (origins: string[]) => [...new Set(origins.map((o) => o.toLowerCase()))];
+
+function view(row: SiteRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    siteKey: row.siteKey,
+    allowedOrigins: row.allowedOrigins,
+    status: row.status,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+async function mapUnique<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (isUniqueViolation(err)) throw siteErrors.nameExists();
+    throw err;
+  }
+}
+
+/** Sites that report front-end errors anonymously (spec §4.6 rule 1), managed per tenant. */
+export function createSiteService(ctx: AppContext) {
+  const tenantOf = (scope: Scope) => {
+    if (scope.tenantId === null) throw siteErrors.tenantRequired();
+    return { tenantId: scope.tenantId };
+  };
+  return {
+    async list(scope: Scope, q: Static<typeof SiteQuery>) {
+      const page = await sites.page(ctx.db, scope, q, q.status ? eq(errorSites.status, q.status) : undefined);
+      return { ...page, list: page.list.map(view) };
+    },
+    async get(scope: Scope, id: number) {
+      const row = await sites.findById(ctx.db, scope, id);
+      if (!row) throw siteErrors.notFound();
+      return view(row);
+    },
+    async create(scope: Scope, body: Static<typeof SiteCreate>) {
+      const row = await mapUnique(
+        sites.insert(ctx.db, tenantOf(scope), {
+          name: body.name,
+          allowedOrigins: lower(body.allowedOrigins),
+          status: body.status ?? 'active',
+          siteKey: newSiteKey(),
+        }),
+      );
+      return view(row);
+    },
+    async update(scope: Scope, id: number, body: Static<typeof SiteUpdate>) {
+      const row = await mapUnique(
+        sites.update(ctx.db, scope, id, {
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(body.allowedOrigins !== undefined ? { allowedOrigins: lower(body.allowedOrigins) } : {}),
+          ...(body.status !== undefined ? { status: body.status } : {}),
+          updatedAt: ctx.clock(),
+        }),
+      );
+      if (!row) throw siteErrors.notFound();
+      return view(row);
+    },
+    async remove(scope: Scope, id: number) {
+      const deleted = await sites.deleteMany(ctx.db, scope, [id]);
+      if (!deleted.length) throw siteErrors.notFound();
+    },
+  };
+}

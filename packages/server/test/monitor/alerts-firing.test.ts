@@ -1,0 +1,195 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, createTestApp, login, type TestApp } from '../helpers/app.ts';
+import { createTenant, type TenantFixture, USER_PASSWORD } from '../helpers/fixtures.ts';
+import { receiver, settle, testClock } from '../messaging/dispatch-helpers.ts';
+import { createRule, LOGS, logsOf, ruleRow, runEvaluate, seedEvents, waitFor } from './alerts-helpers.ts';
+import { jsError, report } from './ingest-helpers.ts';
+
+/**
+ * Alert evaluation with a clock the test moves: each condition fires, at most once per window;
+ * report-time new_error; delivery to the inbox and to a real webhook receiver on 127.0.0.1.
+ * Each test works in a tenant of its own so one test's rules never see another's errors.
+ */
+let t: TestApp;
+let hook: Awaited<ReturnType<typeof receiver>>;
+let failing: Awaited<ReturnType<typeof receiver>>;
+const clock = testClock('2026-11-21T04:00:00.000Z');
+const MIN = 60_000;
+const token = (x: TenantFixture) => login(t.app, 'admin', USER_PASSWORD, x.code);
+
+beforeAll(async () => {
+  hook = await receiver(200);
+  failing = await receiver(500);
+  t = await createTestApp({
+    clock: clock.clock,
+    env: { EGRESS_ALLOW_HOSTS: `127.0.0.1:${hook.port},127.0.0.1:${failing.port}` },
+  });
+});
+afterAll(async () => {
+  await t?.close();
+  await hook?.close();
+  await failing?.close();
+});
+
+const rule = async (x: TenantFixture, body: Record<string, unknown>) =>
+  createRule(t, await token(x), {
+    name: `rule ${body.condition}`,
+    enabled: true,
+    channels: ['inapp'],
+    recipients: [x.adminUserId],
+    ...body,
+  });
+
+describe('threshold', () => {
+  it('fires when the window holds ≥ threshold events (filters applied), at most once per window', async () => {
+    const x = await createTenant(t);
+    const r = await rule(x, { condition: 'threshold', threshold: 5, windowMinutes: 10, errorType: 'js_error' });
+    const now = clock.clock();
+    // 4 matching events in the window, 10 of another type, 20 outside the window: no hit
+    const g = await seedEvents(t, x.tenantId, new Date(now.getTime() - 2 * MIN), 4);
+    await seedEvents(t, x.tenantId, new Date(now.getTime() - 2 * MIN), 10, { type: 'http_error' });
+    await seedEvents(t, x.tenantId, new Date(now.getTime() - 11 * MIN), 20);
+    await runEvaluate(t);
+    expect(await logsOf(t, r.id)).toHaveLength(0);
+
+    await seedEvents(t, x.tenantId, new Date(now.getTime() - MIN), 1, { groupId: g });
+    await runEvaluate(t);
+    const [log] = await logsOf(t, r.id);
+    expect(log).toMatchObject({
+      test: false,
+      ruleSnapshot: { id: r.id, condition: 'threshold', threshold: 5 },
+      hits: { trigger: 'task', count: 5, groups: [{ id: g }] },
+      channels: { inapp: { status: 'queued' } },
+    });
+    expect((await ruleRow(t, r.id)).lastTriggeredAt?.toISOString()).toBe(now.toISOString());
+
+    // inside the window: still over the threshold, but debounced
+    clock.advance(5 * MIN);
+    await seedEvents(t, x.tenantId, clock.clock(), 10, { groupId: g });
+    await runEvaluate(t);
+    expect(await logsOf(t, r.id)).toHaveLength(1);
+
+    // a window later it fires again
+    clock.advance(5 * MIN);
+    await runEvaluate(t);
+    expect(await logsOf(t, r.id)).toHaveLength(2);
+
+    // the in-app alert reached the recipient's inbox
+    await settle(t, (log?.channels.inapp?.outboxId ?? 0) as number);
+    const inbox = (await call(t.app, 'GET', '/api/in-app-messages', { token: await token(x) })).json().data.list;
+    expect(inbox).toContainEqual(
+      expect.objectContaining({
+        title: expect.stringMatching(/^\[threshold\] rule threshold: seeded \d+$/),
+        source: 'ops.error.alert',
+        link: `/monitor/frontend-errors?issue=${g}`,
+      }),
+    );
+    const api = await call(t.app, 'GET', `${LOGS}?ruleId=${r.id}`, { token: await token(x) });
+    expect(api.json().data.total).toBe(2);
+  });
+});
+
+describe('spike', () => {
+  it('fires when the window is ≥ threshold and more than twice the previous window', async () => {
+    const x = await createTenant(t);
+    const r = await rule(x, { condition: 'spike', threshold: 3, windowMinutes: 60 });
+    const now = clock.clock();
+    const g = await seedEvents(t, x.tenantId, new Date(now.getTime() - 90 * MIN), 4); // previous window: 4
+    await seedEvents(t, x.tenantId, new Date(now.getTime() - 10 * MIN), 8, { groupId: g }); // current: 8 = 2×4
+    await runEvaluate(t);
+    expect(await logsOf(t, r.id)).toHaveLength(0);
+
+    await seedEvents(t, x.tenantId, new Date(now.getTime() - 5 * MIN), 1, { groupId: g }); // 9 > 8
+    await runEvaluate(t);
+    const [log] = await logsOf(t, r.id);
+    expect(log?.hits).toMatchObject({ condition: 'spike', count: 9, previousCount: 4 });
+  });
+});
+
+describe('new_error', () => {
+  it('fires at report time for a new issue matching the filters, not for a repeat', async () => {
+    const x = await createTenant(t);
+    const r = await rule(x, { condition: 'new_error', windowMinutes: 30, level: 'error' });
+    const tok = await token(x);
+    // a warning does not match the level filter
+    expect((await report(t, jsError('only a warning', 'w', { level: 'warning' }), { token: tok })).statusCode).toBe(
+      202,
+    );
+    const res = await report(t, jsError('brand new failure'), { token: tok });
+    expect(res.statusCode).toBe(202);
+    const logs = await waitFor(async () => {
+      const l = await logsOf(t, r.id);
+      return l.length ? l : undefined;
+    }, 'report-time alert');
+    expect(logs).toHaveLength(1);
+    expect(logs[0]?.hits).toMatchObject({
+      trigger: 'report',
+      count: 1,
+      groups: [{ id: res.json().data.groupId, message: 'brand new failure', level: 'error' }],
+    });
+
+    // another new issue inside the window: debounced; after the window, the task finds the next one
+    await report(t, jsError('second new failure', 'other'), { token: tok });
+    await new Promise((ok) => setTimeout(ok, 200));
+    expect(await logsOf(t, r.id)).toHaveLength(1);
+    clock.advance(31 * MIN);
+    await runEvaluate(t);
+    expect(await logsOf(t, r.id)).toHaveLength(1); // nothing new in the last 30 minutes
+    await seedEvents(t, x.tenantId, clock.clock(), 1);
+    await runEvaluate(t);
+    expect(await logsOf(t, r.id)).toHaveLength(2);
+  });
+
+  it('a disabled rule never fires', async () => {
+    const x = await createTenant(t);
+    const r = await rule(x, { condition: 'new_error', enabled: false });
+    await seedEvents(t, x.tenantId, clock.clock(), 1);
+    await runEvaluate(t);
+    expect(await logsOf(t, r.id)).toHaveLength(0);
+  });
+});
+
+describe('webhook delivery', () => {
+  it('posts JSON to the receiver; a failing receiver and a refused private address are logged as failed', async () => {
+    const x = await createTenant(t);
+    const ok = await rule(x, { condition: 'new_error', channels: ['webhook'], webhookUrl: hook.url, recipients: [] });
+    const bad = await rule(x, {
+      condition: 'new_error',
+      channels: ['webhook'],
+      webhookUrl: failing.url,
+      recipients: [],
+    });
+    const blocked = await rule(x, {
+      condition: 'new_error',
+      channels: ['webhook', 'inapp'],
+      webhookUrl: 'http://10.1.2.3:9/hook',
+    });
+    const g = await seedEvents(t, x.tenantId, clock.clock(), 1);
+    await runEvaluate(t);
+
+    const body = JSON.parse(hook.received.at(-1)?.body ?? '{}');
+    expect(hook.received.at(-1)?.headers['content-type']).toBe('application/json');
+    expect(body).toMatchObject({
+      event: 'ops.error.alert',
+      test: false,
+      rule: { id: ok.id, condition: 'new_error' },
+      hits: { groups: [{ id: g }] },
+    });
+    expect((await logsOf(t, ok.id))[0]?.channels).toEqual({ webhook: { status: 'delivered' } });
+    expect((await logsOf(t, bad.id))[0]?.channels).toEqual({ webhook: { status: 'failed', error: 'HTTP 500' } });
+    const [blockedLog] = await logsOf(t, blocked.id);
+    expect(blockedLog?.channels.webhook).toMatchObject({ status: 'failed' });
+    expect(blockedLog?.channels.webhook?.error).toMatch(/^egress\.blocked_address/);
+    // the other channel still went out
+    expect(blockedLog?.channels.inapp).toMatchObject({ status: 'queued' });
+  });
+
+  it('a test send reaches the receiver with test=true and keeps the debounce', async () => {
+    const x = await createTenant(t);
+    const r = await rule(x, { condition: 'threshold', threshold: 100, channels: ['webhook'], webhookUrl: hook.url });
+    const res = await call(t.app, 'POST', `/api/frontend-errors/alerts/${r.id}/test`, { token: await token(x) });
+    expect(res.json().data).toMatchObject({ test: true, channels: { webhook: { status: 'delivered' } } });
+    expect(JSON.parse(hook.received.at(-1)?.body ?? '{}')).toMatchObject({ test: true, rule: { id: r.id } });
+    expect((await ruleRow(t, r.id)).lastTriggeredAt).toBeNull();
+  });
+});
