@@ -1,6 +1,6 @@
 import websocket from '@fastify/websocket';
 import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
+import pino, { type DestinationStream } from 'pino';
 import type { Config } from './config.ts';
 import { createFilesModule } from './modules/files/index.ts';
 import { identityStats } from './modules/identity/identity-stats.ts';
@@ -38,6 +38,8 @@ export type AppDeps = {
   clock?: () => Date;
   /** Tests only: registers extra routes just before the docs routes (so they appear in the document). */
   extraRoutes?: (app: FastifyInstance) => void | Promise<void>;
+  /** where log lines go; default standard output (tests read them) */
+  logDestination?: DestinationStream;
 };
 
 declare module 'fastify' {
@@ -58,7 +60,10 @@ declare module 'fastify' {
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database, cache } = deps;
   const clock = deps.clock ?? (() => new Date());
-  const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] });
+  const logger = pino(
+    { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+    deps.logDestination,
+  );
   const license = deps.license ?? loadLicense(config.license);
   const metrics = createMetrics({ poolStats: database.poolStats });
   const settingsRegistry = new SettingsRegistry();

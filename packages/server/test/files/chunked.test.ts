@@ -132,9 +132,8 @@ describe('chunked upload', () => {
         token: t.demoAdminToken,
         body: { not: 'bytes' },
       }),
-      400,
-      'request.validation_failed',
-      'body',
+      415,
+      'request.unsupported_media_type',
     );
     expect(
       (await call(t.app, 'GET', `/api/files/uploads/${session.id}`, { token: t.demoAdminToken })).json().data

@@ -84,6 +84,7 @@ export type TestAppOptions = {
   store?: TestStore;
   /** extra (test-only) routes, registered through the real route() helper before the docs routes */
   extraRoutes?: AppDeps['extraRoutes'];
+  logDestination?: AppDeps['logDestination'];
 };
 
 /** One app on a fresh database, seeded, with tokens for the platform and demo administrators. */
@@ -110,6 +111,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     cache,
     clock: opts.clock,
     extraRoutes: opts.extraRoutes,
+    logDestination: opts.logDestination,
     ...(opts.license ? { license: loadLicense(opts.license) } : {}),
   });
   await seedIdentity(app.ctx, app.permissionCodes);

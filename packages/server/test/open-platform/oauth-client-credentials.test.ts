@@ -215,7 +215,7 @@ describe('refused', () => {
       expect(r.status).toBe(400);
       expect(r.body).toEqual({
         error: 'invalid_request',
-        error_description: 'the body must be application/x-www-form-urlencoded',
+        error_description: 'The request body must be application/x-www-form-urlencoded',
       });
     }));
 

@@ -20,6 +20,7 @@ function echoRoute(app: FastifyInstance) {
     operation: 'test.form.echo',
     auth: 'public',
     envelope: false,
+    consumes: ['application/x-www-form-urlencoded'],
     schema: {
       tags: ['Docs'],
       summary: 'test: what the form parser made of a body',

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Id, PageQuery, Timestamp } from '../../platform/http/schemas.ts';
+import { Binary, Id, INT4_MAX, INT8_SAFE_MAX, PageQuery, Timestamp } from '../../platform/http/schemas.ts';
 
 /** Wire shapes of the managed files module. */
 const Sha256 = Type.String({ pattern: '^[A-Fa-f0-9]{64}$', description: 'hex SHA-256 of the content' });
@@ -32,10 +32,16 @@ export const ContentQuery = Type.Object({
   ),
 });
 
+/** The multipart form of a one-request upload (documented; the handler streams it). */
+export const UploadForm = Type.Object({
+  visibility: Type.Optional(UploadVisibility),
+  file: Binary,
+});
+
 export const UploadInit = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 255 }),
-    size: Type.Integer({ minimum: 1, description: 'bytes' }),
+    size: Type.Integer({ minimum: 1, maximum: INT8_SAFE_MAX, description: 'bytes' }),
     chunkSize: Type.Integer({
       minimum: 1024,
       maximum: 64 * 1024 * 1024,
@@ -61,8 +67,8 @@ export const UploadSession = Type.Object({
 });
 
 export const ChunkParams = Type.Object({
-  id: Type.Integer({ minimum: 1 }),
-  index: Type.Integer({ minimum: 0 }),
+  id: Id,
+  index: Type.Integer({ minimum: 0, maximum: INT4_MAX }),
 });
 
 export const ChunkReceipt = Type.Object({ index: Type.Integer(), size: Type.Integer(), expiresAt: Timestamp });

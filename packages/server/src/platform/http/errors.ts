@@ -48,9 +48,18 @@ export const httpErrors = {
       details: [{ field, message }],
     }),
   malformedJson: () => new AppError(400, 'request.malformed_json', 'The request body is not valid JSON'),
+  malformedMultipart: () =>
+    new AppError(400, 'request.malformed_multipart', 'The request body is not complete, well-formed multipart data'),
+  /** a value the database refused (see error-handler.ts); schemas should refuse it first */
+  invalidValue: () =>
+    new AppError(400, 'request.invalid_value', 'A value in the request is out of range or not storable text'),
   bodyTooLarge: () => new AppError(413, 'request.body_too_large', 'The request body is too large'),
-  unsupportedMediaType: () =>
-    new AppError(415, 'request.unsupported_media_type', 'The request content type is not supported'),
+  unsupportedMediaType: (accepted?: readonly string[]) =>
+    new AppError(
+      415,
+      'request.unsupported_media_type',
+      accepted ? `The request body must be ${accepted.join(' or ')}` : 'The request content type is not supported',
+    ),
   routeNotFound: (method: string, url: string) => new AppError(404, 'route.not_found', `No route ${method} ${url}`),
   notFound: (key: string, what: string) => new AppError(404, key, `${what} not found`),
   conflict: (key: string, message: string, field?: string) =>

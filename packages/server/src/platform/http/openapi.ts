@@ -82,6 +82,11 @@ export async function registerOpenApi(
       security: [{ BearerAuth: [] }],
       tags: TAGS,
     },
+    // A body the handler reads itself (multipart, octet-stream) is documented, not validated.
+    transform: ({ schema, url, route }) => {
+      const documented = (route.config as { documentedBody?: object } | undefined)?.documentedBody;
+      return { schema: documented ? { ...schema, body: documented } : schema, url };
+    },
     // Shared schemas keep their $id as component name (ErrorBody) instead of def-N.
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),

@@ -1,6 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Static, TSchema } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
+import type { MediaType } from './request-checks.ts';
 import { Envelope } from './schemas.ts';
+
+/** Longest path parameter the router takes: signed tokens in links run to 2,000 characters. */
+export const MAX_PARAM_LENGTH = 2048;
 
 /**
  * One declaration per route (ARCHITECTURE §3): it drives validation, serialization, OpenAPI,
@@ -70,8 +74,16 @@ export type RouteDef<S extends Schemas> = {
   rateLimit?: RateLimit;
   /** record successful calls in the operation log; default: every non-GET user route */
   audit?: boolean;
-  /** HTTP status of success; default 200 */
-  status?: 200 | 201;
+  /** HTTP status of success; default 200 (202: accepted for processing) */
+  status?: 200 | 201 | 202;
+  /**
+   * Media types of the request body; default `application/json` when there is a body schema.
+   * Another type is refused with 415. For `multipart/form-data` and `application/octet-stream`
+   * the handler reads the body itself and `schema.body` only documents it.
+   */
+  consumes?: MediaType[];
+  /** answers besides the success and the kernel's errors, for the document (an HTML error page) */
+  responses?: Record<number, { description: string; produces?: string; schema?: TSchema }>;
   /** false for protocol endpoints that answer their own shape; default true */
   envelope?: boolean;
   /** content type of a non-envelope response (text/html, text/plain) */
@@ -92,9 +104,18 @@ export type RouteConfig = {
   rateLimit?: RateLimit;
   audit: boolean;
   envelope: boolean;
+  consumes?: MediaType[];
+  /** a body the handler reads itself (multipart, octet-stream): shown in the document only */
+  documentedBody?: TSchema;
 };
 
-const errorStatuses = [400, 401, 403, 404, 409, 413, 429, 500, 503] as const;
+/**
+ * The kernel's errors, on every operation that can produce them: 408 and 431 come from the
+ * socket before routing (any operation), 414 from an over-long path parameter, 415 from a body
+ * of another media type (docs/api-conventions.md).
+ */
+const errorStatuses = [400, 401, 403, 404, 408, 409, 413, 429, 431, 500, 503] as const;
+const READS_ITSELF: MediaType[] = ['multipart/form-data', 'application/octet-stream'];
 
 export function route<S extends Schemas>(app: FastifyInstance, def: RouteDef<S>): void {
   const envelope = def.envelope ?? true;
@@ -107,7 +128,21 @@ export function route<S extends Schemas>(app: FastifyInstance, def: RouteDef<S>)
     [status]: def.produces ? { content: { [def.produces]: { schema: success } } } : success,
   };
   const errorBody = def.errorFormat === 'oauth' ? 'OAuthErrorBody#' : 'ErrorBody#';
-  for (const code of errorStatuses) responses[code] = { $ref: errorBody };
+  const statuses: number[] = [...errorStatuses];
+  if (def.url.includes(':')) statuses.push(414);
+  if (def.method !== 'GET') statuses.push(415);
+  for (const code of statuses) responses[code] = { $ref: errorBody };
+  for (const [code, r] of Object.entries(def.responses ?? {})) {
+    const schema = r.schema ?? Type.String();
+    responses[Number(code)] = r.produces
+      ? { description: r.description, content: { [r.produces]: { schema } } }
+      : schema;
+  }
+  const consumes = def.consumes ?? (body ? ['application/json' as const] : undefined);
+  const readsItself = consumes?.some((m) => READS_ITSELF.includes(m)) ?? false;
+  for (const [part, schema] of Object.entries({ params, querystring, body })) {
+    if (schema) assertBounded(def.operation, part, schema);
+  }
 
   const config: RouteConfig = {
     operation: def.operation,
@@ -119,6 +154,8 @@ export function route<S extends Schemas>(app: FastifyInstance, def: RouteDef<S>)
     rateLimit: limit,
     audit: def.audit ?? (def.method !== 'GET' && def.auth === 'user'),
     envelope,
+    consumes,
+    documentedBody: readsItself ? body : undefined,
   };
 
   app.route({
@@ -145,7 +182,8 @@ export function route<S extends Schemas>(app: FastifyInstance, def: RouteDef<S>)
         : {}),
       ...(params ? { params } : {}),
       ...(querystring ? { querystring } : {}),
-      ...(body ? { body } : {}),
+      ...(body && !readsItself ? { body } : {}),
+      ...(consumes ? { consumes } : {}),
       response: responses,
     },
     handler: async (req, reply) => {
@@ -156,6 +194,30 @@ export function route<S extends Schemas>(app: FastifyInstance, def: RouteDef<S>)
       return envelope ? { code: 0, message: 'ok', data } : data;
     },
   });
+}
+
+/**
+ * Every number a request may carry has a maximum, so no value past a column's range reaches the
+ * database (INT4_MAX, INT8_SAFE_MAX in schemas.ts). A declaration without one stops the start.
+ */
+function assertBounded(operation: string, part: string, schema: TSchema): void {
+  const walk = (s: Record<string, unknown>, path: string): void => {
+    const types = ([] as unknown[]).concat(s.type);
+    if ((types.includes('integer') || types.includes('number')) && s.maximum === undefined && s.const === undefined)
+      throw new Error(`${operation}: ${path} is a number without a maximum (give it its column's range)`);
+    for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
+      for (const sub of (s[key] as Record<string, unknown>[] | undefined) ?? []) walk(sub, path);
+    }
+    const props = s.properties as Record<string, Record<string, unknown>> | undefined;
+    for (const [k, sub] of Object.entries(props ?? {})) walk(sub, `${path}.${k}`);
+    if (s.items && typeof s.items === 'object') walk(s.items as Record<string, unknown>, `${path}[]`);
+    if (s.additionalProperties && typeof s.additionalProperties === 'object')
+      walk(s.additionalProperties as Record<string, unknown>, `${path}.*`);
+    if (s.patternProperties && typeof s.patternProperties === 'object')
+      for (const sub of Object.values(s.patternProperties as Record<string, Record<string, unknown>>))
+        walk(sub, `${path}.*`);
+  };
+  walk(schema as unknown as Record<string, unknown>, part);
 }
 
 /** A declaration mistake stops the start, rather than quietly limiting nothing (or everything). */

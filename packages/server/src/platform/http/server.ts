@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { License } from '../auth/license.ts';
 import type { AppPrincipal, Principal, Scope } from '../auth/principal.ts';
 import type { Cache } from '../cache/cache.ts';
 import { sha256 } from '../crypto/digest.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import { AppError, type FieldError, httpErrors, OAuthErrorBody, oauthErrorBody, oauthErrorStatus } from './errors.ts';
-import type { RateLimit, RouteConfig } from './route.ts';
+import { handleClientError, handleError, handleFrameworkError } from './error-handler.ts';
+import { AppError, httpErrors, OAuthErrorBody } from './errors.ts';
+import { checkMediaType, checkText } from './request-checks.ts';
+import { MAX_PARAM_LENGTH, type RateLimit, type RouteConfig } from './route.ts';
 import { ErrorBody } from './schemas.ts';
 
 declare module 'fastify' {
@@ -54,8 +56,14 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    routerOptions: { ignoreTrailingSlash: true },
+    // unsubscribe tokens and other signed path values run to 2,000 characters (default 100)
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: handleFrameworkError,
+    clientErrorHandler: handleClientError,
   });
+  // Bodies are JSON, forms, or what a route's own plugin parses (multipart, octet-stream);
+  // text/plain would reach JSON routes as a string and be refused as the wrong type, not a 415.
+  app.removeContentTypeParser('text/plain');
   app.addSchema(ErrorBody);
   app.addSchema(OAuthErrorBody);
   app.setValidatorCompiler(createValidatorCompiler());
@@ -74,6 +82,13 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     done(null, out);
   });
   app.decorateRequest('scope', null as unknown as Scope);
+
+  // Before schema validation: the media type the route declares, and text no column can hold.
+  app.addHook('preValidation', async (req) => {
+    const cfg = req.routeOptions.config;
+    if (cfg.consumes) checkMediaType(req, cfg.consumes);
+    checkText(req);
+  });
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
@@ -152,27 +167,7 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     throw httpErrors.routeNotFound(req.method, req.url.split('?')[0] ?? req.url);
   });
 
-  app.setErrorHandler(async (err: FastifyError | AppError, req, reply) => {
-    const appErr = toAppError(err);
-    if (appErr.status >= 500) req.log.error({ err }, 'request failed');
-    else req.log.info({ error: appErr.key, status: appErr.status }, 'request rejected');
-    if (appErr.headers) reply.headers(appErr.headers);
-    if (req.routeOptions.config?.errorFormat === 'oauth') {
-      // RFC 6749 §5.1/§5.2: protocol answers, errors included, are never cached
-      reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
-      const body = oauthErrorBody(appErr);
-      return reply.code(oauthErrorStatus(appErr, body.error)).send(body);
-    }
-    return reply.code(appErr.status).send({
-      code: appErr.status,
-      error: appErr.key,
-      message: appErr.message,
-      ...(appErr.details ? { details: appErr.details } : {}),
-      ...(appErr.retryAfter !== undefined ? { retryAfter: appErr.retryAfter } : {}),
-      ...appErr.extra,
-      requestId: req.id,
-    });
-  });
+  app.setErrorHandler(handleError);
 
   return app;
 }
@@ -212,65 +207,4 @@ function bearer(header: string | undefined): string | null {
 
 function fillParams(template: string, params: Record<string, string>): string {
   return template.replace(/\{(\w+)\}/g, (_, name: string) => params[name] ?? '');
-}
-
-/** Maps anything thrown to the error contract; internals never reach the client. */
-function toAppError(err: FastifyError | AppError): AppError {
-  if (err instanceof AppError) return err;
-  if (err.validation) {
-    return httpErrors.validation(err.validation.map((v) => fieldError(v, err.validationContext)));
-  }
-  switch (err.code) {
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return httpErrors.malformedJson();
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return httpErrors.bodyTooLarge();
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return httpErrors.unsupportedMediaType();
-  }
-  if (err instanceof SyntaxError && err.statusCode === 400) return httpErrors.malformedJson();
-  if (databaseUnavailable(err)) return httpErrors.unavailable();
-  if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
-    return new AppError(err.statusCode, 'request.invalid', err.message);
-  }
-  return httpErrors.internal();
-}
-
-/** The database cannot be reached (refused, pool exhausted, shut down): a 503 the caller may retry. */
-function databaseUnavailable(err: unknown): boolean {
-  for (
-    let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0;
-    e && depth < 5;
-    depth++
-  ) {
-    if (typeof e.code === 'string' && ['ECONNREFUSED', 'ECONNRESET', '57P01', '57P03', '53300'].includes(e.code))
-      return true;
-    if (
-      typeof e.message === 'string' &&
-      /PGlite is closed|Connection terminated|timeout exceeded when trying to connect|Cannot use a pool after calling end/.test(
-        e.message,
-      )
-    )
-      return true;
-    e = e.cause as typeof e;
-  }
-  return false;
-}
-
-type AjvError = { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string };
-
-function fieldError(v: AjvError, context: string | undefined): FieldError {
-  const path = v.instancePath
-    .split('/')
-    .filter(Boolean)
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-  if (v.keyword === 'required' && typeof v.params.missingProperty === 'string') {
-    path.push(v.params.missingProperty);
-  }
-  if (v.keyword === 'additionalProperties' && typeof v.params.additionalProperty === 'string') {
-    path.push(v.params.additionalProperty);
-  }
-  const field = path.length ? path.join('.') : (context ?? 'body');
-  return { field, message: v.message ?? 'is invalid' };
 }

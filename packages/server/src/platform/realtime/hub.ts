@@ -5,6 +5,7 @@ import type { UserPrincipal } from '../auth/principal.ts';
 import type { Cache } from '../cache/cache.ts';
 import type { Db } from '../db/client.ts';
 import { AppError } from '../http/errors.ts';
+import { INT8_SAFE_MAX } from '../http/schemas.ts';
 import type { AuthResolver } from '../http/server.ts';
 import { realtimeEvents } from './tables.ts';
 
@@ -106,11 +107,15 @@ export function createRealtimeHub(deps: { db: Db; cache: Cache; clock: () => Dat
             type: 'object',
             required: ['access_token'],
             properties: {
-              access_token: { type: 'string', minLength: 1 },
-              lastEventId: { type: 'integer', minimum: 0 },
+              access_token: { type: 'string', minLength: 1, maxLength: 4096 },
+              lastEventId: { type: 'integer', minimum: 0, maximum: INT8_SAFE_MAX },
             },
           },
-          response: { 101: { description: 'Switching to the WebSocket protocol', type: 'null' } },
+          response: {
+            101: { description: 'Switching to the WebSocket protocol', type: 'null' },
+            // a plain GET (not an upgrade) is a 426; a bad query a 400
+            ...Object.fromEntries([400, 426, 500, 503].map((code) => [code, { $ref: 'ErrorBody#' }])),
+          },
         },
         handler: async () => {
           throw new AppError(426, 'realtime.upgrade_required', 'Connect with a WebSocket client');

@@ -7,7 +7,7 @@ import { IdParams, Ok, PageOf } from '../../../platform/http/schemas.ts';
 import { filesErrors } from '../errors.ts';
 import type { FilesService } from '../files-service.ts';
 import { sendContent } from '../http-content.ts';
-import { ContentQuery, FileQuery, ManagedFile } from '../schemas.ts';
+import { ContentQuery, FileQuery, ManagedFile, UploadForm } from '../schemas.ts';
 import { generalUploadLimits, type UploadLimits } from '../upload-policy.ts';
 
 const tags = ['Files'];
@@ -21,6 +21,7 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext, files: FilesSe
     auth: 'user',
     permission: 'system:file:upload',
     status: 201,
+    consumes: ['multipart/form-data'],
     schema: {
       tags,
       summary: 'Upload a file in one request (multipart/form-data)',
@@ -29,6 +30,7 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext, files: FilesSe
         'Up to `files.chunkThresholdMb` MB (larger: 400 files.use_chunked_upload; above `files.maxSizeMb`: 413 files.too_large). ' +
         'The stored type is sniffed from the content; executables and blocked extensions are refused (400 files.blocked_type); ' +
         'types outside `files.mimeAllowList` are refused (400 files.type_not_allowed). Identical content is stored once.',
+      body: UploadForm,
       response: ManagedFile,
     },
     handler: async (req) => {

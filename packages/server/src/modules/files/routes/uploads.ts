@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { route } from '../../../platform/http/route.ts';
-import { IdParams, Ok } from '../../../platform/http/schemas.ts';
+import { Binary, IdParams, Ok } from '../../../platform/http/schemas.ts';
 import type { ChunkedUploads } from '../chunked-upload.ts';
 import type { FilesService } from '../files-service.ts';
 import { ChunkParams, ChunkReceipt, ManagedFile, UploadInit, UploadSession } from '../schemas.ts';
@@ -53,10 +53,12 @@ export function uploadRoutes(app: FastifyInstance, uploads: ChunkedUploads, file
     permission,
     // one operation-log row per upload (init, complete), not one per chunk
     audit: false,
+    consumes: ['application/octet-stream'],
     schema: {
       tags,
       summary: 'Store one chunk (raw application/octet-stream body); a repeat replaces it',
       params: ChunkParams,
+      body: Binary,
       response: ChunkReceipt,
     },
     handler: async (req) => uploads.putChunk(req.scope, req.params.id, req.params.index, rawBody(req)),

@@ -1,5 +1,5 @@
 import { type TSchema, Type } from 'typebox';
-import { Id, PageQuery, Status, Timestamp } from '../../../platform/http/schemas.ts';
+import { FiniteNumber, Id, PageQuery, Status, Timestamp } from '../../../platform/http/schemas.ts';
 import { SendStatus } from '../schemas.ts';
 
 /** Wire shapes of the email channel. The SMTP password is write-only: answers carry `passwordSet`. */
@@ -142,7 +142,7 @@ export const EmailTestSend = Type.Object(
     variables: Type.Optional(
       Type.Record(
         Type.String({ maxLength: 64 }),
-        Type.Union([Type.String({ maxLength: 10_000 }), Type.Number(), Type.Boolean()]),
+        Type.Union([Type.String({ maxLength: 10_000 }), FiniteNumber, Type.Boolean()]),
       ),
     ),
   },

@@ -1,5 +1,13 @@
 import { Type } from 'typebox';
-import { Id, NullableTimestamp, PageQuery, Status, Timestamp } from '../../../platform/http/schemas.ts';
+import {
+  FiniteNumber,
+  Id,
+  INT4_MAX,
+  NullableTimestamp,
+  PageQuery,
+  Status,
+  Timestamp,
+} from '../../../platform/http/schemas.ts';
 
 /** Wire shapes of in-app messages and templates (spec §2.3, §4.4). Texts are plain; clients escape them. */
 export const MessageType = Type.Union([Type.Literal('notification'), Type.Literal('system'), Type.Literal('manual')]);
@@ -54,7 +62,11 @@ export const MarkedCount = Type.Object({
 export const AdminReadAll = Type.Object(
   {
     userId: Type.Optional(
-      Type.Integer({ minimum: 1, description: 'only this user’s messages; omitted = the whole tenant' }),
+      Type.Integer({
+        minimum: 1,
+        maximum: INT4_MAX,
+        description: 'only this user’s messages; omitted = the whole tenant',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -64,12 +76,16 @@ export const SendBody = Type.Object(
   {
     userIds: Type.Array(Id, { minItems: 1, maxItems: 500, uniqueItems: true }),
     templateId: Type.Optional(
-      Type.Integer({ minimum: 1, description: 'an active template of your tenant; or give title and content' }),
+      Type.Integer({
+        minimum: 1,
+        maximum: INT4_MAX,
+        description: 'an active template of your tenant; or give title and content',
+      }),
     ),
     title: Type.Optional(Title),
     content: Type.Optional(Content),
     variables: Type.Optional(
-      Type.Record(Type.String(), Type.Union([Type.String({ maxLength: 2000 }), Type.Number(), Type.Boolean()])),
+      Type.Record(Type.String(), Type.Union([Type.String({ maxLength: 2000 }), FiniteNumber, Type.Boolean()])),
     ),
     type: Type.Optional(MessageType),
     link: Type.Optional(Link),

@@ -9,6 +9,8 @@ import { setPreference } from './preferences-service.ts';
 
 const tags = ['Notifications'];
 const Params = Type.Object({ token: Type.String({ minLength: 10, maxLength: 2000 }) });
+/** A link that is not valid answers a page too: a person clicked it. */
+const invalidPage = { 404: { description: 'The link is not valid (an HTML page)', produces: 'text/html' } };
 
 function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
@@ -36,6 +38,7 @@ export function unsubscribeRoutes(app: FastifyInstance, ctx: AppContext) {
     auth: 'public',
     envelope: false,
     produces: 'text/html',
+    responses: invalidPage,
     schema: {
       tags,
       summary: 'Unsubscribe page: says what the link stops, with a confirm button',
@@ -61,6 +64,9 @@ export function unsubscribeRoutes(app: FastifyInstance, ctx: AppContext) {
     auth: 'public',
     envelope: false,
     produces: 'text/html',
+    responses: invalidPage,
+    // the page's form, and RFC 8058 §3.1: one-click is a form POST of List-Unsubscribe=One-Click
+    consumes: ['application/x-www-form-urlencoded'],
     schema: {
       tags,
       summary: 'Unsubscribe (the page’s form, or an RFC 8058 one-click POST with List-Unsubscribe=One-Click)',

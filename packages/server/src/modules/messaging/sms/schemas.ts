@@ -1,5 +1,5 @@
 import { type TSchema, Type } from 'typebox';
-import { Id, PageQuery, Status, Timestamp } from '../../../platform/http/schemas.ts';
+import { FiniteNumber, Id, INT4_MAX, PageQuery, Status, Timestamp } from '../../../platform/http/schemas.ts';
 import { SendStatus } from '../schemas.ts';
 
 /** Wire shapes of SMS configurations, templates and send logs. The secret is write-only. */
@@ -94,7 +94,11 @@ const VariableName = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za
 const templateFields = {
   name: Type.String({ minLength: 1, maxLength: 100 }),
   configId: Nullable(
-    Type.Integer({ minimum: 1, description: 'a configuration of the same tenant; null = the default' }),
+    Type.Integer({
+      minimum: 1,
+      maximum: INT4_MAX,
+      description: 'a configuration of the same tenant; null = the default',
+    }),
   ),
   providerTemplateId: Type.String({
     minLength: 1,
@@ -183,7 +187,7 @@ export const SmsTestSend = Type.Object(
     phone: Phone,
     templateId: Id,
     variables: Type.Optional(
-      Type.Record(Type.String({ maxLength: 64 }), Type.Union([Type.String({ maxLength: 500 }), Type.Number()])),
+      Type.Record(Type.String({ maxLength: 64 }), Type.Union([Type.String({ maxLength: 500 }), FiniteNumber])),
     ),
   },
   { additionalProperties: false },

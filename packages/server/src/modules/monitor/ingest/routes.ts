@@ -26,8 +26,6 @@ export async function reportRoutes(app: FastifyInstance, ingest: IngestService, 
     if (origin && reply.statusCode !== 403) {
       reply.header('access-control-allow-origin', origin).header('vary', 'Origin');
     }
-    // route() answers 200 or 201; a report is accepted for processing, which HTTP calls 202
-    if (req.method === 'POST' && reply.statusCode === 200) reply.code(202);
     return payload;
   });
 
@@ -61,6 +59,8 @@ export async function reportRoutes(app: FastifyInstance, ingest: IngestService, 
     operation: 'monitor.error.report',
     auth: 'optional',
     audit: false,
+    // accepted for processing: alert rules and notifications follow the answer
+    status: 202,
     // Per client IP, checked before anything else; generous for a page in an error loop that the
     // client's 10-second dedupe (§4.6 rule 2) did not stop, small enough to bound a flood.
     rateLimit: { key: 'ip', max: 120, windowSeconds: 60 },

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { INT4_MAX } from '../../../platform/http/schemas.ts';
 
 /**
  * The report body of `POST /api/frontend-errors` (spec §2.5 leaves the field names to us; they
@@ -16,6 +17,9 @@ export const LIMITS = {
 } as const;
 
 import { ERROR_TYPES } from '../tables.ts';
+
+/** The last instant a JavaScript Date can hold (ECMA-262 §21.4.1.1). */
+const MAX_EPOCH_MS = 8.64e15;
 
 const ErrorTypeSchema = Type.Union(
   ERROR_TYPES.map((t) => Type.Literal(t)),
@@ -38,7 +42,7 @@ const Breadcrumb = Type.Object({
   message: Type.Optional(Type.String({ description: `truncated to ${LIMITS.breadcrumbMessage} characters` })),
   data: Type.Optional(Type.Object({}, { additionalProperties: true })),
   timestamp: Type.Union([
-    Type.Integer({ minimum: 0, description: 'epoch milliseconds' }),
+    Type.Integer({ minimum: 0, maximum: MAX_EPOCH_MS, description: 'epoch milliseconds' }),
     Type.String({ format: 'date-time' }),
   ]),
 });
@@ -51,8 +55,8 @@ export const ReportBody = Type.Object({
     Type.String({ description: `script or resource URL; truncated to ${LIMITS.url} characters` }),
   ),
   pageUrl: Type.Optional(Type.String({ description: `truncated to ${LIMITS.url} characters` })),
-  line: Type.Optional(Type.Integer({ minimum: 0 })),
-  column: Type.Optional(Type.Integer({ minimum: 0 })),
+  line: Type.Optional(Type.Integer({ minimum: 0, maximum: INT4_MAX })),
+  column: Type.Optional(Type.Integer({ minimum: 0, maximum: INT4_MAX })),
   breadcrumbs: Type.Optional(
     Type.Array(Breadcrumb, { description: `oldest first; only the latest ${LIMITS.breadcrumbs} are kept` }),
   ),

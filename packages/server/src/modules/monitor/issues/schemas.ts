@@ -1,5 +1,5 @@
 import { type TSchema, Type } from 'typebox';
-import { Id, NullableTimestamp, PageQuery, Timestamp } from '../../../platform/http/schemas.ts';
+import { BigId, Id, NullableTimestamp, PageQuery, Timestamp } from '../../../platform/http/schemas.ts';
 
 /** Wire shapes of the issue views (spec §2.5, §3.4, §4.6). */
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
@@ -163,7 +163,7 @@ export const ErrorGroupUpdate = Type.Object(
   { additionalProperties: false },
 );
 
-const Ids = Type.Array(Id, { minItems: 1, maxItems: 500, uniqueItems: true });
+const Ids = Type.Array(BigId, { minItems: 1, maxItems: 500, uniqueItems: true });
 export const ErrorGroupBatchStatus = Type.Object(
   { ids: Ids, status: IssueStatusSchema },
   { additionalProperties: false },

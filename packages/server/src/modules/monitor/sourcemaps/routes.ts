@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { route } from '../../../platform/http/route.ts';
-import { IdParams, Ok, PageOf } from '../../../platform/http/schemas.ts';
+import { Binary, IdParams, Ok, PageOf } from '../../../platform/http/schemas.ts';
 import { MAX_MAP_MB } from './limits.ts';
 import { SourceMap, SourceMapQuery } from './schemas.ts';
 import type { SourceMapService } from './service.ts';
@@ -32,6 +33,7 @@ export function sourceMapRoutes(app: FastifyInstance, maps: SourceMapService) {
     auth: 'user',
     permission: 'monitor:error:manage',
     status: 201,
+    consumes: ['multipart/form-data'],
     schema: {
       tags,
       summary: 'Upload a source map for a release and bundle file name (replaces the existing one)',
@@ -40,6 +42,7 @@ export function sourceMapRoutes(app: FastifyInstance, maps: SourceMapService) {
         'file name as in minified stacks, e.g. `app.min.js`) and the `file` part. The same release and file name ' +
         `replace the stored map in one transaction. Over ${MAX_MAP_MB} MB: 413 monitor.source_map_too_large, nothing ` +
         'stored. Not JSON or not a version 3 source map: 400 monitor.source_map_invalid.',
+      body: Type.Object({ release: Type.String(), fileName: Type.String(), file: Binary }),
       response: SourceMap,
     },
     handler: async (req) => maps.upload(req.scope, await readUpload(req as unknown as FastifyRequest)),

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { httpErrors } from '../../../platform/http/errors.ts';
+import { assertText } from '../../../platform/http/request-checks.ts';
 import { sourceMapErrors } from './errors.ts';
 import { MAX_MAP_BYTES } from './limits.ts';
 import { checkUploadFields } from './validate.ts';
@@ -38,7 +39,9 @@ export async function readUpload(req: FastifyRequest) {
       if (part.file.truncated) throw sourceMapErrors.tooLarge();
       content = Buffer.concat(chunks);
     } else if (part.fieldname === 'release' || part.fieldname === 'fileName') {
-      fields[part.fieldname] = String(part.value);
+      const value = String(part.value);
+      assertText(part.fieldname, value);
+      fields[part.fieldname] = value;
     }
   }
   const { release, fileName } = checkUploadFields({ ...fields, file: content !== null && content.length > 0 });

@@ -2,7 +2,6 @@ import type { FastifyRequest } from 'fastify';
 import { oauthError } from '../../../platform/http/errors.ts';
 import { authenticateClient } from './client-auth.ts';
 import type { OAuthDeps } from './deps.ts';
-import { checkFormBody } from './token-endpoint.ts';
 import { findLiveToken } from './tokens.ts';
 
 export type Introspection =
@@ -29,7 +28,6 @@ export async function introspect(
   deps: OAuthDeps,
   req: FastifyRequest & { body: { token?: string; client_id?: string; client_secret?: string } },
 ): Promise<Introspection> {
-  checkFormBody(req);
   const { ctx } = deps;
   const { client } = await authenticateClient(deps.clients, req, ctx.clock());
   if (client.clientType !== 'confidential') {

@@ -2,7 +2,6 @@ import type { FastifyRequest } from 'fastify';
 import { oauthError } from '../../../platform/http/errors.ts';
 import { authenticateClient } from './client-auth.ts';
 import type { OAuthDeps } from './deps.ts';
-import { checkFormBody } from './token-endpoint.ts';
 import { findToken, revokeFamily, revokeTokenById } from './tokens.ts';
 
 /**
@@ -14,7 +13,6 @@ export async function revoke(
   deps: OAuthDeps,
   req: FastifyRequest & { body: { token?: string; client_id?: string; client_secret?: string } },
 ): Promise<Record<string, never>> {
-  checkFormBody(req);
   const { ctx } = deps;
   const { client } = await authenticateClient(deps.clients, req, ctx.clock());
   if (!req.body.token) throw oauthError('invalid_request', 'token is required');

@@ -27,6 +27,9 @@ const tags = ['OAuth2'];
 export function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): void {
   const authorize = authorizeService(deps);
   const protocol = { envelope: false, errorFormat: 'oauth', audit: false } as const;
+  // RFC 6749 §3.2, RFC 7009 §2.1, RFC 7662 §2.1: form-encoded POSTs only; a JSON body is a 415,
+  // answered as invalid_request on these routes
+  const form = { consumes: ['application/x-www-form-urlencoded' as const] };
   // RFC 6749 §5.1: token responses are never cached
   const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
 
@@ -73,6 +76,7 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): void {
     operation: 'oauth.token.issue',
     auth: 'public',
     ...protocol,
+    ...form,
     schema: {
       tags,
       summary: 'Token endpoint: authorization_code (PKCE S256), client_credentials, refresh_token',
@@ -91,6 +95,7 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): void {
     operation: 'oauth.token.revoke',
     auth: 'public',
     ...protocol,
+    ...form,
     schema: {
       tags,
       summary: 'Token revocation (RFC 7009): always {}, also for unknown tokens',
@@ -109,6 +114,7 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): void {
     operation: 'oauth.token.introspect',
     auth: 'public',
     ...protocol,
+    ...form,
     schema: {
       tags,
       summary: 'Token introspection (RFC 7662); the caller authenticates as a confidential client',
@@ -146,6 +152,7 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): void {
     operation: 'oauth.userinfo.post',
     auth: 'public',
     ...protocol,
+    ...form,
     schema: {
       tags,
       summary:
@@ -154,8 +161,8 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): void {
     },
     handler: async (req, reply) => {
       noStore(reply);
-      const form = req.headers['content-type']?.startsWith('application/x-www-form-urlencoded');
-      const body = form ? (req.body as { access_token?: unknown } | undefined) : undefined;
+      // a form (consumes), or no body when the token is in the Authorization header
+      const body = req.body as { access_token?: unknown } | undefined;
       return userinfo(deps, req.headers.authorization, body?.access_token);
     },
   });

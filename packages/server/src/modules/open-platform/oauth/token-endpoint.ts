@@ -9,23 +9,11 @@ import type { TokenResponse } from './grants/token-response.ts';
 
 export type TokenRequestBody = Record<string, string | undefined>;
 
-/**
- * RFC 6749 §3.2: the token endpoint takes form-encoded POSTs only. Fastify would parse JSON too;
- * refusing it keeps one wire format (and a JSON body is a sign of a misconfigured client).
- */
-export function checkFormBody(req: Pick<FastifyRequest, 'headers'>): void {
-  const type = req.headers['content-type'] ?? '';
-  if (!/^application\/x-www-form-urlencoded\b/i.test(type)) {
-    throw oauthError('invalid_request', 'the body must be application/x-www-form-urlencoded');
-  }
-}
-
 /** Dispatch by grant_type; each grant picks only its own parameters from the body. */
 export async function tokenEndpoint(
   deps: OAuthDeps,
   req: FastifyRequest & { body: TokenRequestBody },
 ): Promise<TokenResponse> {
-  checkFormBody(req);
   const body = req.body;
   const grant = body.grant_type;
   if (!grant) throw oauthError('invalid_request', 'grant_type is required');

@@ -1,5 +1,5 @@
 import { type TSchema, Type } from 'typebox';
-import { Id, NullableTimestamp, PageQuery, Status, Timestamp } from '../../../platform/http/schemas.ts';
+import { Id, INT4_MAX, NullableTimestamp, PageQuery, Status, Timestamp } from '../../../platform/http/schemas.ts';
 
 /** Wire shapes of webhook subscriptions, the event catalog and deliveries. Secrets are answered once. */
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
@@ -22,7 +22,7 @@ const fields = {
 
 export const SubscriptionCreate = Type.Object(
   {
-    appId: Type.Integer({ minimum: 1, description: 'an application of your tenant' }),
+    appId: Type.Integer({ minimum: 1, maximum: INT4_MAX, description: 'an application of your tenant' }),
     url: fields.url,
     events: fields.events,
     description: Type.Optional(fields.description),

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { route } from '../../../../platform/http/route.ts';
-import { BatchIds, BatchResult, IdParams, Ok, PageOf } from '../../../../platform/http/schemas.ts';
+import { BatchResult, BigBatchIds, BigIdParams, Ok, PageOf } from '../../../../platform/http/schemas.ts';
 import { EmailSendLog, EmailSendLogQuery, EmailSendResult, EmailTestSend } from '../schemas.ts';
 import type { EmailSendLogService } from '../send-log-service.ts';
 
@@ -29,7 +29,7 @@ export function emailSendLogRoutes(app: FastifyInstance, logs: EmailSendLogServi
     operation: 'messaging.email_send_log.get',
     auth: 'user',
     permission: 'system:email-send-log:list',
-    schema: { tags, summary: 'Get an email send log', params: IdParams, response: EmailSendLog },
+    schema: { tags, summary: 'Get an email send log', params: BigIdParams, response: EmailSendLog },
     handler: async (req) => logs.get(req.scope, req.params.id),
   });
 
@@ -56,7 +56,12 @@ export function emailSendLogRoutes(app: FastifyInstance, logs: EmailSendLogServi
     operation: 'messaging.email_send_log.batch_delete',
     auth: 'user',
     permission: 'system:email-send-log:delete',
-    schema: { tags, summary: 'Delete several email send logs, all or nothing', body: BatchIds, response: BatchResult },
+    schema: {
+      tags,
+      summary: 'Delete several email send logs, all or nothing',
+      body: BigBatchIds,
+      response: BatchResult,
+    },
     handler: async (req) => logs.removeMany(req.scope, req.body.ids),
   });
 
@@ -66,7 +71,7 @@ export function emailSendLogRoutes(app: FastifyInstance, logs: EmailSendLogServi
     operation: 'messaging.email_send_log.delete',
     auth: 'user',
     permission: 'system:email-send-log:delete',
-    schema: { tags, summary: 'Delete an email send log', params: IdParams, response: Ok },
+    schema: { tags, summary: 'Delete an email send log', params: BigIdParams, response: Ok },
     handler: async (req) => {
       await logs.remove(req.scope, req.params.id);
       return { ok: true as const };

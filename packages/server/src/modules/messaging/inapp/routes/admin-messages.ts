@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { route } from '../../../../platform/http/route.ts';
-import { IdParams, Ok, PageOf } from '../../../../platform/http/schemas.ts';
+import { BigIdParams, Ok, PageOf } from '../../../../platform/http/schemas.ts';
 import type { MessageService } from '../message-service.ts';
 import { AdminMessageQuery, AdminReadAll, InAppMessage, MarkedCount, SendBody, SendResult } from '../schemas.ts';
 import type { SendService } from '../send-service.ts';
@@ -68,7 +68,7 @@ export function adminMessageRoutes(app: FastifyInstance, messages: MessageServic
     schema: {
       tags,
       summary: 'Mark any message of the tenant read (a repeat keeps the first readAt)',
-      params: IdParams,
+      params: BigIdParams,
       response: InAppMessage,
     },
     handler: async (req) => admin.read(req.scope, req.params.id),
@@ -80,7 +80,7 @@ export function adminMessageRoutes(app: FastifyInstance, messages: MessageServic
     operation: 'messaging.in_app_message.admin_delete',
     auth: 'user',
     permission: 'system:in-app-message:delete',
-    schema: { tags, summary: 'Delete any message of the tenant', params: IdParams, response: Ok },
+    schema: { tags, summary: 'Delete any message of the tenant', params: BigIdParams, response: Ok },
     handler: async (req) => {
       await admin.remove(req.scope, req.params.id);
       return { ok: true as const };

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { route } from '../../../../platform/http/route.ts';
-import { BatchIds, BatchResult, IdParams, Ok, PageOf } from '../../../../platform/http/schemas.ts';
+import { BatchResult, BigBatchIds, BigIdParams, Ok, PageOf } from '../../../../platform/http/schemas.ts';
 import type { MessageService } from '../message-service.ts';
 import { InAppMessage, MarkedCount, MyMessageQuery, UnreadCount } from '../schemas.ts';
 
@@ -52,7 +52,7 @@ export function myMessageRoutes(app: FastifyInstance, messages: MessageService) 
       summary: 'Mark several of my in-app messages read, all or nothing',
       description:
         'Messages read already keep their readAt. An id that is not one of my messages answers 404 naming it.',
-      body: BatchIds,
+      body: BigBatchIds,
       response: BatchResult,
     },
     handler: async (req) => mine.readMany(req.scope, req.body.ids),
@@ -66,7 +66,7 @@ export function myMessageRoutes(app: FastifyInstance, messages: MessageService) 
     schema: {
       tags,
       summary: 'Delete several of my in-app messages, all or nothing',
-      body: BatchIds,
+      body: BigBatchIds,
       response: BatchResult,
     },
     handler: async (req) => mine.removeMany(req.scope, req.body.ids),
@@ -77,7 +77,7 @@ export function myMessageRoutes(app: FastifyInstance, messages: MessageService) 
     url: '/api/in-app-messages/:id',
     operation: 'messaging.in_app_message.get_mine',
     auth: 'user',
-    schema: { tags, summary: 'One of my in-app messages', params: IdParams, response: InAppMessage },
+    schema: { tags, summary: 'One of my in-app messages', params: BigIdParams, response: InAppMessage },
     handler: async (req) => mine.get(req.scope, req.params.id),
   });
 
@@ -89,7 +89,7 @@ export function myMessageRoutes(app: FastifyInstance, messages: MessageService) 
     schema: {
       tags,
       summary: 'Mark one of my in-app messages read (a repeat keeps the first readAt)',
-      params: IdParams,
+      params: BigIdParams,
       response: InAppMessage,
     },
     handler: async (req) => mine.read(req.scope, req.params.id),
@@ -100,7 +100,7 @@ export function myMessageRoutes(app: FastifyInstance, messages: MessageService) 
     url: '/api/in-app-messages/:id',
     operation: 'messaging.in_app_message.delete_mine',
     auth: 'user',
-    schema: { tags, summary: 'Delete one of my in-app messages', params: IdParams, response: Ok },
+    schema: { tags, summary: 'Delete one of my in-app messages', params: BigIdParams, response: Ok },
     handler: async (req) => {
       await mine.remove(req.scope, req.params.id);
       return { ok: true as const };

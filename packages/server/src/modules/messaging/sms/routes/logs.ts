@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { route } from '../../../../platform/http/route.ts';
-import { IdParams, Ok, PageOf } from '../../../../platform/http/schemas.ts';
+import { BigIdParams, Ok, PageOf } from '../../../../platform/http/schemas.ts';
 import type { SmsLogService } from '../log-service.ts';
 import { SmsSendLog, SmsSendLogQuery, SmsTestSend } from '../schemas.ts';
 
@@ -29,7 +29,7 @@ export function smsLogRoutes(app: FastifyInstance, logs: SmsLogService) {
     operation: 'messaging.sms_send_log.get',
     auth: 'user',
     permission: 'system:sms-send-log:list',
-    schema: { tags, summary: 'Get an SMS send log', params: IdParams, response: SmsSendLog },
+    schema: { tags, summary: 'Get an SMS send log', params: BigIdParams, response: SmsSendLog },
     handler: async (req) => logs.get(req.scope, req.params.id),
   });
 
@@ -39,7 +39,7 @@ export function smsLogRoutes(app: FastifyInstance, logs: SmsLogService) {
     operation: 'messaging.sms_send_log.delete',
     auth: 'user',
     permission: 'system:sms-send-log:delete',
-    schema: { tags, summary: 'Delete an SMS send log', params: IdParams, response: Ok },
+    schema: { tags, summary: 'Delete an SMS send log', params: BigIdParams, response: Ok },
     handler: async (req) => {
       await logs.remove(req.scope, req.params.id);
       return { ok: true as const };

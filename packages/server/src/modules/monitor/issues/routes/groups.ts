@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { route } from '../../../../platform/http/route.ts';
-import { BatchResult, IdParams, PageOf } from '../../../../platform/http/schemas.ts';
+import { BatchResult, BigIdParams, PageOf } from '../../../../platform/http/schemas.ts';
 import type { IssueService } from '../issue-service.ts';
 import {
   ErrorGroup,
@@ -41,7 +41,7 @@ export function groupRoutes(app: FastifyInstance, issues: IssueService) {
     schema: {
       tags,
       summary: 'Issue detail: latest stack, 14-day trend, browsers and OS, affected users, recent events',
-      params: IdParams,
+      params: BigIdParams,
       response: ErrorGroupDetail,
     },
     handler: async (req) => issues.detail(req.scope, req.params.id),
@@ -58,7 +58,7 @@ export function groupRoutes(app: FastifyInstance, issues: IssueService) {
       summary: 'Change an issue’s status, assignee, level or note',
       description:
         'Status `resolved` records resolvedAt (kept if already resolved); any other status clears it. The assignee must be an active user of the tenant; `null` unassigns.',
-      params: IdParams,
+      params: BigIdParams,
       body: ErrorGroupUpdate,
       response: ErrorGroup,
     },

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { route } from '../../../../platform/http/route.ts';
-import { IdParams, PageOf } from '../../../../platform/http/schemas.ts';
+import { BigIdParams, PageOf } from '../../../../platform/http/schemas.ts';
 import type { DeliveryService } from '../deliveries-service.ts';
 import { Delivery, DeliveryDetail, DeliveryQuery } from '../schemas.ts';
 
@@ -33,7 +33,7 @@ export function deliveryRoutes(app: FastifyInstance, deliveries: DeliveryService
     schema: {
       tags,
       summary: 'Get a delivery with the body sent and every attempt',
-      params: IdParams,
+      params: BigIdParams,
       response: DeliveryDetail,
     },
     handler: async (req) => deliveries.get(req.scope, req.params.id),
@@ -51,7 +51,7 @@ export function deliveryRoutes(app: FastifyInstance, deliveries: DeliveryService
       summary: 'Send the same event again to the same subscription, now; answers the new delivery',
       description:
         'The new delivery has its own id (X-Atrium-Delivery) and the same event id (X-Atrium-Event-Id, body id), signed with the current secret. It is retried like any delivery if it fails.',
-      params: IdParams,
+      params: BigIdParams,
       response: DeliveryDetail,
     },
     handler: async (req) => deliveries.redeliver(req.scope, req.params.id),

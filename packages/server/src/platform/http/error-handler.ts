@@ -1,0 +1,209 @@
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, type FieldError, httpErrors, oauthErrorBody, oauthErrorStatus } from './errors.ts';
+
+/**
+ * Every error a client sees, in one place: thrown AppErrors, validation, the framework's own
+ * refusals (bad JSON, sizes, media types, URLs, sockets) and anything unexpected, each answered
+ * as the envelope `{ code, error, message, details?, requestId }` (or RFC 6749 §5.2 on OAuth
+ * routes) with `X-Request-Id`. A 500 shows no internals; its log line has them, without query
+ * parameters. A client's bad input is logged once, at `info`, or `warn` when it reached the
+ * database (a schema should have refused it: the fuzz test fails on those).
+ */
+export async function handleError(err: FastifyError | AppError, req: FastifyRequest, reply: FastifyReply) {
+  const appErr = toAppError(err);
+  if (appErr.status >= 500) req.log.error({ err: loggable(err) }, 'request failed');
+  // the database's message quotes the value (`invalid input syntax for type integer: "…"`): not logged
+  else if (appErr.key === 'request.invalid_value')
+    req.log.warn({ sqlState: sqlState(err), query: queryOf(err) }, 'input reached the database');
+  else req.log.info({ error: appErr.key, status: appErr.status }, 'request rejected');
+  if (appErr.headers) reply.headers(appErr.headers);
+  reply.header('x-request-id', req.id);
+  if (req.routeOptions?.config?.errorFormat === 'oauth') {
+    // RFC 6749 §5.1/§5.2: protocol answers, errors included, are never cached
+    reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+    const body = oauthErrorBody(appErr);
+    return reply.code(oauthErrorStatus(appErr, body.error)).send(body);
+  }
+  return reply.code(appErr.status).type('application/json; charset=utf-8').send(envelopeOf(appErr, req.id));
+}
+
+function envelopeOf(appErr: AppError, requestId: string) {
+  return {
+    code: appErr.status,
+    error: appErr.key,
+    message: appErr.message,
+    ...(appErr.details ? { details: appErr.details } : {}),
+    ...(appErr.retryAfter !== undefined ? { retryAfter: appErr.retryAfter } : {}),
+    ...appErr.extra,
+    requestId,
+  };
+}
+
+/** Fastify's `frameworkErrors`: a URL that is not valid percent-encoding, a path parameter too long. */
+export function handleFrameworkError(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
+  const appErr =
+    err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? new AppError(414, 'request.uri_too_long', 'A path segment of the request URL is too long')
+      : err.code === 'FST_ERR_BAD_URL'
+        ? new AppError(400, 'request.bad_url', 'The request URL is not valid percent-encoded UTF-8')
+        : httpErrors.internal();
+  if (appErr.status >= 500) req.log.error({ err: loggable(err) }, 'request failed');
+  reply.header('x-request-id', req.id).code(appErr.status).send(envelopeOf(appErr, req.id));
+}
+
+const SOCKET_ERRORS: Record<string, AppError> = {
+  HPE_HEADER_OVERFLOW: new AppError(431, 'request.headers_too_large', 'The request URL or headers are too large'),
+  ERR_HTTP_REQUEST_TIMEOUT: new AppError(408, 'request.timeout', 'The request was not received in time'),
+  ERR_HTTP_HEADERS_TIMEOUT: new AppError(408, 'request.timeout', 'The request was not received in time'),
+};
+
+/**
+ * Node's own refusals, before a request exists (`clientError`): headers or URL too large, a
+ * request that took too long, bytes that are not HTTP. Answered in the envelope too, with a
+ * fresh request id, then the connection is closed.
+ */
+export function handleClientError(err: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Socket) {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const appErr =
+    SOCKET_ERRORS[err.code ?? ''] ?? new AppError(400, 'request.malformed', 'The request is not valid HTTP');
+  const requestId = randomUUID();
+  const body = JSON.stringify(envelopeOf(appErr, requestId));
+  socket.end(
+    `HTTP/1.1 ${appErr.status} ${REASONS[appErr.status] ?? 'Bad Request'}\r\n` +
+      `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+      `x-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
+
+/**
+ * What the multipart parser (busboy) throws for a body that is not well-formed multipart: plain
+ * Errors without a code, known by their text.
+ */
+const MALFORMED_MULTIPART =
+  /^(Unexpected end of multipart data|Multipart: Boundary not found|Malformed part header|Unexpected end of form)$/;
+
+/**
+ * PostgreSQL data exceptions (class 22: text it cannot store, numbers or dates past a type's
+ * range) and 54000 (an index row too large): the input was wrong, not the server. Schemas are
+ * meant to refuse all of these first; this keeps one that slipped through a 400, not a 500.
+ */
+function databaseRefusedInput(err: unknown): boolean {
+  const code = sqlState(err);
+  return code !== undefined && (code.startsWith('22') || code === '54000');
+}
+
+/** Maps anything thrown to the error contract; internals never reach the client. */
+export function toAppError(err: FastifyError | AppError): AppError {
+  if (err instanceof AppError) return err;
+  if (err.validation) {
+    return httpErrors.validation(err.validation.map((v) => fieldError(v, err.validationContext)));
+  }
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return httpErrors.malformedJson();
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FILES_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return httpErrors.bodyTooLarge();
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return httpErrors.unsupportedMediaType();
+    case 'FST_MP_PREMATURE_CLOSE':
+    case 'FST_PROTO_VIOLATION':
+      return httpErrors.malformedMultipart();
+  }
+  if (err instanceof SyntaxError && err.statusCode === 400) return httpErrors.malformedJson();
+  if (typeof err.message === 'string' && MALFORMED_MULTIPART.test(err.message)) return httpErrors.malformedMultipart();
+  if (databaseUnavailable(err)) return httpErrors.unavailable();
+  if (databaseRefusedInput(err)) return httpErrors.invalidValue();
+  if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
+    return new AppError(err.statusCode, 'request.invalid', err.message);
+  }
+  return httpErrors.internal();
+}
+
+/** The SQLSTATE of a database error, looked for through wrappers (Drizzle wraps the driver's). */
+function sqlState(err: unknown): string | undefined {
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; depth++) {
+    if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
+    e = e.cause as typeof e;
+  }
+  return undefined;
+}
+
+/** The SQL text of a failed query (Drizzle keeps it apart from its parameters). */
+function queryOf(err: unknown): string | undefined {
+  const q = (err as { query?: unknown } | undefined)?.query;
+  return typeof q === 'string' ? q : undefined;
+}
+
+/** The database cannot be reached (refused, pool exhausted, shut down): a 503 the caller may retry. */
+function databaseUnavailable(err: unknown): boolean {
+  for (
+    let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    depth++
+  ) {
+    if (typeof e.code === 'string' && ['ECONNREFUSED', 'ECONNRESET', '57P01', '57P03', '53300'].includes(e.code))
+      return true;
+    if (
+      typeof e.message === 'string' &&
+      /PGlite is closed|Connection terminated|timeout exceeded when trying to connect|Cannot use a pool after calling end/.test(
+        e.message,
+      )
+    )
+      return true;
+    e = e.cause as typeof e;
+  }
+  return false;
+}
+
+/**
+ * An error as the log shows it: message, code and stack of it and its causes, without the query
+ * parameters Drizzle appends to its message (they hold what the client sent, secrets included)
+ * and without the driver's `detail` (it quotes row values).
+ */
+function loggable(err: unknown, depth = 0): Record<string, unknown> | undefined {
+  if (!err || typeof err !== 'object' || depth > 4) return undefined;
+  const e = err as { name?: string; message?: string; code?: unknown; stack?: string; cause?: unknown };
+  const strip = (s: string | undefined) => s?.replace(/\nparams: [\s\S]*?(?=\n {4}at |$)/, '');
+  return {
+    type: e.name,
+    message: strip(e.message),
+    ...(e.code !== undefined ? { code: e.code } : {}),
+    stack: strip(e.stack),
+    ...(e.cause ? { cause: loggable(e.cause, depth + 1) } : {}),
+  };
+}
+
+type AjvError = { instancePath: string; keyword: string; params: Record<string, unknown>; message?: string };
+
+function fieldError(v: AjvError, context: string | undefined): FieldError {
+  const path = v.instancePath
+    .split('/')
+    .filter(Boolean)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (v.keyword === 'required' && typeof v.params.missingProperty === 'string') {
+    path.push(v.params.missingProperty);
+  }
+  if (v.keyword === 'additionalProperties' && typeof v.params.additionalProperty === 'string') {
+    path.push(v.params.additionalProperty);
+  }
+  const field = path.length ? path.join('.') : (context ?? 'body');
+  return { field, message: v.message ?? 'is invalid' };
+}

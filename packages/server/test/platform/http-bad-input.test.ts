@@ -1,0 +1,256 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { sql } from 'drizzle-orm';
+import { Type } from 'typebox';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { roles } from '../../src/modules/identity/tables.ts';
+import { allEvents } from '../../src/modules/messaging/catalog/catalog.ts';
+import { unsubscribeToken } from '../../src/modules/messaging/unsubscribe/token.ts';
+import { route } from '../../src/platform/http/route.ts';
+import { call, createTestApp, type TestApp } from '../helpers/app.ts';
+import { expectError, rowCount } from '../helpers/assert.ts';
+
+/**
+ * The causes the input fuzz test found, each pinned by a direct example, and what only a real
+ * socket shows (Node's own 431 and 400, the router's 414): every one answers the envelope with
+ * X-Request-Id, and no log line at error level carries what the client sent.
+ */
+let t: TestApp;
+let base: string;
+let dataDir: string;
+const logLines: string[] = [];
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'atrium-bad-input-'));
+  t = await createTestApp({
+    env: { DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+    logDestination: new Writable({
+      write(chunk, _enc, done) {
+        logLines.push(...String(chunk).split('\n').filter(Boolean));
+        done();
+      },
+    }),
+    // a query that fails inside the database with the caller's text as a parameter
+    extraRoutes: (app) => {
+      for (const [url, query] of [
+        ['/api/test/cast', (v: string) => sql`SELECT ${v}::int AS n`],
+        ['/api/test/broken', (v: string) => sql`SELECT * FROM no_such_table WHERE name = ${v}`],
+      ] as const) {
+        route(app, {
+          method: 'POST',
+          url,
+          operation: `test.${url.split('/').pop()}`,
+          auth: 'public',
+          schema: { tags: ['Docs'], summary: 'test', body: Type.Object({ v: Type.String() }), response: Type.Null() },
+          handler: async (req) => {
+            await app.ctx.db.execute(query(req.body.v));
+            return null;
+          },
+        });
+      }
+    },
+  });
+  base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+});
+afterAll(async () => {
+  await t?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** One raw HTTP/1.1 exchange: what Node and the router answer before any route runs. */
+function raw(request: string): Promise<{ status: number; headers: string; body: string }> {
+  const { port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => socket.write(request));
+    let data = '';
+    socket.on('data', (d) => {
+      data += d.toString();
+    });
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const [head = '', body = ''] = data.split('\r\n\r\n');
+      resolve({ status: Number(head.split(' ')[1]), headers: head.toLowerCase(), body });
+    });
+    setTimeout(() => socket.end(), 2000).unref();
+  });
+}
+
+function expectEnvelope(res: { status: number; headers: string; body: string }, status: number, error: string) {
+  expect(res.status).toBe(status);
+  const body = JSON.parse(res.body);
+  expect(body).toMatchObject({ code: status, error });
+  expect(res.headers).toContain(`x-request-id: ${body.requestId}`);
+}
+
+describe('framework refusals answer the envelope', () => {
+  it('a path parameter past 2,048 characters: 414', async () => {
+    const res = await fetch(`${base}/api/notification-unsubscribe/${'a'.repeat(3000)}`);
+    expect(res.status).toBe(414);
+    const body = await res.json();
+    expect(body).toMatchObject({ code: 414, error: 'request.uri_too_long' });
+    expect(res.headers.get('x-request-id')).toBe(body.requestId);
+  });
+
+  it('a URL past the header limit: 431', async () => {
+    const res = await raw(`GET /api/health?x=${'a'.repeat(20_000)} HTTP/1.1\r\nhost: x\r\n\r\n`);
+    expectEnvelope(res, 431, 'request.headers_too_large');
+  });
+
+  it('bytes that are not HTTP: 400', async () => {
+    expectEnvelope(await raw('HELLO THERE\r\n\r\n'), 400, 'request.malformed');
+  });
+
+  it('a URL that is not valid percent-encoding: 400', async () => {
+    const res = await raw('GET /api/users/%E0%A4%A HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n');
+    expectEnvelope(res, 400, 'request.bad_url');
+  });
+});
+
+describe('the causes the fuzz test found', () => {
+  it('NUL in a query value, anonymously: 400 naming the field', async () => {
+    expectError(
+      await call(t.app, 'GET', '/api/auth/captcha?tenantCode=a%00b'),
+      400,
+      'request.validation_failed',
+      'tenantCode',
+    );
+  });
+
+  it('NUL and a lone surrogate in JSON bodies: 400 naming the field, nothing stored', async () => {
+    const before = await rowCount(t, roles);
+    const res = await call(t.app, 'POST', '/api/roles', {
+      token: t.demoAdminToken,
+      body: { code: 'nul-role', name: 'a\u0000b', permissions: [], menuIds: [] },
+    });
+    expectError(res, 400, 'request.validation_failed', 'name');
+    const surrogate = await t.app.inject({
+      method: 'POST',
+      url: '/api/export-jobs/operation-logs',
+      headers: { authorization: `Bearer ${t.demoAdminToken}`, 'content-type': 'application/json' },
+      payload: '{"username":"a\\ud800b"}',
+    });
+    expectError(surrogate, 400, 'request.validation_failed', 'username');
+    expect(await rowCount(t, roles)).toBe(before);
+  });
+
+  it('NUL in an OAuth form: invalid_request naming the parameter', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/oauth2/token/revoke',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'token=x&client_id=a%00b',
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({
+      error: 'invalid_request',
+      error_description: 'client_id must be valid Unicode text without NUL characters',
+    });
+  });
+
+  it('ids past their column: 400 naming the id; int8 ids take the whole safe range', async () => {
+    for (const id of ['2147483648', '9007199254740993', '1e308']) {
+      expectError(
+        await call(t.app, 'GET', `/api/users/${id}`, { token: t.demoAdminToken }),
+        400,
+        'request.validation_failed',
+        'id',
+      );
+    }
+    expectError(
+      await call(t.app, 'GET', '/api/users?departmentId=2147483648', { token: t.demoAdminToken }),
+      400,
+      'request.validation_failed',
+      'departmentId',
+    );
+    // in-app messages are keyed by bigserial: an id past int4 is a real id that is not there
+    expectError(
+      await call(t.app, 'GET', '/api/in-app-messages/2147483648', { token: t.demoAdminToken }),
+      404,
+      'messaging.in_app_message_not_found',
+    );
+  });
+
+  it('pages past the maximum: 400 naming page', async () => {
+    expectError(
+      await call(t.app, 'GET', '/api/users?page=1e308', { token: t.demoAdminToken }),
+      400,
+      'request.validation_failed',
+      'page',
+    );
+  });
+
+  it('a truncated multipart upload: 400, no file left behind', async () => {
+    const files = () => readdirSync(dataDir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
+    const before = files();
+    const b = 'cut';
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/files',
+      headers: { authorization: `Bearer ${t.demoAdminToken}`, 'content-type': `multipart/form-data; boundary=${b}` },
+      payload: `--${b}\r\ncontent-disposition: form-data; name="file"; filename="a.txt"\r\ncontent-type: text/plain\r\n\r\nhalf a fi`,
+    });
+    expectError(res, 400, 'request.malformed_multipart');
+    expect(files()).toBe(before);
+  });
+
+  it('a body of a type the route does not take: 415 naming what it takes', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/roles',
+      headers: { authorization: `Bearer ${t.demoAdminToken}`, 'content-type': 'text/plain' },
+      payload: 'hello',
+    });
+    expectError(res, 415, 'request.unsupported_media_type');
+    const json = await t.app.inject({
+      method: 'POST',
+      url: '/api/files',
+      headers: { authorization: `Bearer ${t.demoAdminToken}`, 'content-type': 'application/json' },
+      payload: '{}',
+    });
+    expectError(json, 415, 'request.unsupported_media_type');
+    expect(json.json().message).toBe('The request body must be multipart/form-data');
+  });
+
+  it('a front-end error report is answered 202, as documented', async () => {
+    const res = await call(t.app, 'POST', '/api/frontend-errors', { body: { type: 'js_error', message: 'boom' } });
+    expect(res.statusCode).toBe(202);
+    const doc = (await call(t.app, 'GET', '/api/openapi.json')).json();
+    expect(Object.keys(doc.paths['/api/frontend-errors'].post.responses)).toContain('202');
+  });
+});
+
+describe('unsubscribe links', () => {
+  it('open for every event key of the catalog, the longest included', async () => {
+    const keys = allEvents().map((e) => e.key);
+    expect(keys).toContain('open-platform.webhook.delivery_failed');
+    for (const eventKey of keys) {
+      const token = unsubscribeToken(t.app.ctx.secrets, { tenantId: t.demoTenantId, recipientKey: 'u:1', eventKey });
+      const res = await call(t.app, 'GET', `/api/notification-unsubscribe/${token}`);
+      expect(res.statusCode, `${eventKey} (${token.length} characters)`).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+    }
+  });
+});
+
+describe('logs', () => {
+  it('input the database refuses is a 400 logged at warn; a failing query logs no parameters', async () => {
+    logLines.length = 0;
+    const secret = 'sekret-value-0b5e';
+    const cast = await call(t.app, 'POST', '/api/test/cast', { body: { v: secret } });
+    expectError(cast, 400, 'request.invalid_value');
+    const broken = await call(t.app, 'POST', '/api/test/broken', { body: { v: secret } });
+    expectError(broken, 500, 'internal.error');
+    expect(broken.body).not.toContain('no_such_table');
+    const entries = logLines.map((l) => JSON.parse(l) as { level: number; reqId?: string; msg: string });
+    const warn = entries.filter((e) => e.level === 40);
+    const error = entries.filter((e) => e.level === 50);
+    expect(warn.map((e) => e.reqId)).toEqual([cast.json().requestId]);
+    expect(error.map((e) => e.reqId)).toEqual([broken.json().requestId]);
+    // the query text is there for the developer; the value the client sent is not
+    expect(JSON.stringify(error)).toContain('no_such_table');
+    expect(logLines.join('\n')).not.toContain(secret);
+  });
+});
