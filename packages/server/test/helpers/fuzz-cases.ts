@@ -1,29 +1,4 @@
-import { sampleOf } from './sample-body.ts';
-
-/**
- * Malformed requests for one operation of the OpenAPI document, made from what the document
- * says alone (as a tester holding only the published description would). Each case breaks one
- * thing, so a refusal can be checked for naming that thing (`field`). Bounded: a few values per
- * field, nested fields to a small depth, strings at most 70 KB.
- */
-export type Schema = {
-  type?: string | string[];
-  properties?: Record<string, Schema>;
-  required?: string[];
-  items?: Schema;
-  minItems?: number;
-  maxItems?: number;
-  minLength?: number;
-  maxLength?: number;
-  minimum?: number;
-  maximum?: number;
-  format?: string;
-  enum?: unknown[];
-  const?: unknown;
-  anyOf?: Schema[];
-  oneOf?: Schema[];
-  $ref?: string;
-};
+import { type Schema, sampleOf } from './sample-body.ts';
 
 export type Operation = {
   operationId?: string;
@@ -84,7 +59,7 @@ function badScalars(s: Schema, inUrl: boolean): { label: string; value: unknown 
   } else if (type === 'array') {
     if (!inUrl) out.push({ label: 'wrong type', value: { not: 'an array' } });
     if (s.maxItems !== undefined && s.maxItems < 1000) {
-      const item = sampleOf(s.items as never);
+      const item = sampleOf(s.items);
       out.push({ label: 'too many items', value: Array.from({ length: s.maxItems + 1 }, () => item) });
     }
   } else if (type === 'object') {
@@ -155,7 +130,7 @@ function withValue(body: unknown, schema: Schema | undefined, path: string[], va
   for (const key of path.slice(0, -1)) {
     s = /^\d+$/.test(key) ? s?.items : objectOf(s)?.properties?.[key];
     if (at[key] === undefined || at[key] === null || typeof at[key] !== 'object') {
-      at[key] = typeOf(s) === 'array' ? [] : (sampleOf(s as never) ?? {});
+      at[key] = typeOf(s) === 'array' ? [] : (sampleOf(s) ?? {});
     }
     at = at[key] as Record<string, unknown>;
   }
@@ -183,6 +158,12 @@ function multipartWith(filename: string, fields: Record<string, string>): { type
   return { type: `multipart/form-data; boundary=${b}`, body: Buffer.from(parts.join('')) };
 }
 
+/**
+ * Malformed requests for one operation of the OpenAPI document, made from what the document
+ * says alone (as a tester holding only the published description would). Each case breaks one
+ * thing, so a refusal can be checked for naming that thing (`field`). Bounded: a few values per
+ * field, nested fields to a small depth, strings at most 70 KB.
+ */
 export function fuzzCases(path: string, method: string, op: Operation): FuzzCase[] {
   const params = op.parameters ?? [];
   const base: Req = { path: {}, query: {}, body: undefined };
@@ -197,7 +178,7 @@ export function fuzzCases(path: string, method: string, op: Operation): FuzzCase
   const mediaType = Object.keys(content)[0];
   const bodySchema = mediaType ? content[mediaType]?.schema : undefined;
   if (mediaType === 'application/json' || mediaType === 'application/x-www-form-urlencoded') {
-    base.body = sampleOf(bodySchema as never);
+    base.body = sampleOf(bodySchema);
   }
   const cases: FuzzCase[] = [];
   const add = (label: string, field: string | undefined, c: FuzzCase) => cases.push({ ...c, label, field });
@@ -238,7 +219,7 @@ export function fuzzCases(path: string, method: string, op: Operation): FuzzCase
     add('multipart: NUL file name', undefined, build(method, path, base, nul.type, nul.body));
     const textFields = Object.entries(bodySchema?.properties ?? {}).filter(([, f]) => f.format !== 'binary');
     for (const [name] of textFields) {
-      const values = Object.fromEntries(textFields.map(([n, f]) => [n, String(sampleOf(f as never, n))]));
+      const values = Object.fromEntries(textFields.map(([n, f]) => [n, String(sampleOf(f, n))]));
       const m = multipartWith('a.txt', { ...values, [name]: NUL });
       add(`multipart ${name}: NUL`, name, build(method, path, base, m.type, m.body));
     }

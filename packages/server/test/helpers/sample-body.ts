@@ -3,16 +3,20 @@
  * minimum. Used to send *valid* requests to every route, so a test reaches the handler's
  * tenant check instead of stopping at validation.
  */
-type Schema = {
+/** What these helpers read of a JSON schema (OpenAPI 3.1 schemas are JSON schemas). */
+export type Schema = {
   type?: string | string[];
   properties?: Record<string, Schema>;
   required?: string[];
   items?: Schema;
   minItems?: number;
+  maxItems?: number;
   minLength?: number;
   maxLength?: number;
   minimum?: number;
+  maximum?: number;
   format?: string;
+  $ref?: string;
   pattern?: string;
   const?: unknown;
   enum?: unknown[];

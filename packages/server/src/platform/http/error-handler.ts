@@ -104,7 +104,7 @@ function databaseRefusedInput(err: unknown): boolean {
 }
 
 /** Maps anything thrown to the error contract; internals never reach the client. */
-export function toAppError(err: FastifyError | AppError): AppError {
+function toAppError(err: FastifyError | AppError): AppError {
   if (err instanceof AppError) return err;
   if (err.validation) {
     return httpErrors.validation(err.validation.map((v) => fieldError(v, err.validationContext)));
