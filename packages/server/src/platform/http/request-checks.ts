@@ -36,30 +36,42 @@ const MAX_REPORTED = 20;
  */
 export function checkText(req: FastifyRequest): void {
   const bad: FieldError[] = [];
-  // Each entry links to its parent instead of copying the path: a deep body costs O(size).
-  type At = { value: unknown; key: string | null; parent: At | null; context: string };
-  const stack: At[] = [
-    { value: req.params, key: null, parent: null, context: 'params' },
-    { value: req.query, key: null, parent: null, context: 'querystring' },
-    { value: req.body, key: null, parent: null, context: 'body' },
-  ];
-  const report = (at: At, key?: string) => {
-    const path = key === undefined ? [] : [key];
-    for (let a: At | null = at; a?.key != null; a = a.parent) path.push(a.key);
-    path.reverse();
-    bad.push({ field: path.length ? path.join('.') : at.context, message: MESSAGE });
+  // Containers only, each linked to its parent instead of copying the path (a deep body costs
+  // O(size)); strings are checked where they are met, so the common case allocates little.
+  type At = { value: object; key: string | number | null; parent: At | null; context: string };
+  const stack: At[] = [];
+  const report = (at: At, key: string | number | null) => {
+    const path: (string | number)[] = key === null ? [] : [key];
+    for (let a: At | null = at; a !== null && a.key !== null; a = a.parent) path.push(a.key);
+    bad.push({ field: path.length ? path.reverse().join('.') : at.context, message: MESSAGE });
   };
+  const visit = (value: unknown, key: string | number | null, parent: At) => {
+    if (typeof value === 'string') {
+      if (!validText(value)) report(parent, key);
+    } else if (value !== null && typeof value === 'object' && !isStream(value)) {
+      stack.push({ value, key, parent, context: parent.context });
+    }
+  };
+  for (const [context, value] of [
+    ['params', req.params],
+    ['querystring', req.query],
+    ['body', req.body],
+  ] as const) {
+    const root: At = { value: {}, key: null, parent: null, context };
+    if (typeof value === 'string') {
+      if (!validText(value)) report(root, null);
+    } else visit(value, null, root);
+  }
   while (stack.length && bad.length < MAX_REPORTED) {
     const at = stack.pop() as At;
-    const { value, context } = at;
-    if (typeof value === 'string') {
-      if (!validText(value)) report(at);
-    } else if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], key: String(i), parent: at, context });
-    } else if (value !== null && typeof value === 'object' && !isStream(value)) {
-      for (const [key, item] of Object.entries(value)) {
+    const value = at.value;
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) visit(value[i], i, at);
+    } else {
+      for (const key in value) {
+        if (!Object.hasOwn(value, key)) continue;
         if (!validText(key)) report(at, key.replace(/\0/g, '\\0').toWellFormed());
-        else stack.push({ value: item, key, parent: at, context });
+        else visit((value as Record<string, unknown>)[key], key, at);
       }
     }
   }
