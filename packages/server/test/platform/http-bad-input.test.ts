@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { sql } from 'drizzle-orm';
+import Fastify from 'fastify';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { roles } from '../../src/modules/identity/tables.ts';
@@ -219,6 +220,25 @@ describe('the causes the fuzz test found', () => {
     expect(res.statusCode).toBe(202);
     const doc = (await call(t.app, 'GET', '/api/openapi.json')).json();
     expect(Object.keys(doc.paths['/api/frontend-errors'].post.responses)).toContain('202');
+  });
+});
+
+describe('declarations', () => {
+  it('route() refuses a request number without a maximum, naming the operation and the field', () => {
+    const app = Fastify();
+    const declare = (body: ReturnType<typeof Type.Object>) =>
+      route(app, {
+        method: 'POST',
+        url: '/api/test/unbounded',
+        operation: 'test.unbounded',
+        auth: 'public',
+        schema: { tags: ['Docs'], summary: 'test', body, response: Type.Null() },
+        handler: async () => null,
+      });
+    expect(() =>
+      declare(Type.Object({ items: Type.Array(Type.Object({ qty: Type.Integer({ minimum: 1 }) })) })),
+    ).toThrow("test.unbounded: body.items[].qty is a number without a maximum (give it its column's range)");
+    expect(() => declare(Type.Object({ qty: Type.Integer({ minimum: 1, maximum: 10 }) }))).not.toThrow();
   });
 });
 
