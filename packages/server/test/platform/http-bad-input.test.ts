@@ -79,6 +79,16 @@ function raw(request: string): Promise<{ status: number; headers: string; body: 
   });
 }
 
+/** A POST with a body of the given media type, as the caller wrote it. */
+function post(url: string, type: string, payload: string, token?: string) {
+  return t.app.inject({
+    method: 'POST',
+    url,
+    headers: { 'content-type': type, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    payload,
+  });
+}
+
 function expectEnvelope(res: { status: number; headers: string; body: string }, status: number, error: string) {
   expect(res.status).toBe(status);
   const body = JSON.parse(res.body);
@@ -127,23 +137,18 @@ describe('the causes the fuzz test found', () => {
       body: { code: 'nul-role', name: 'a\u0000b', permissions: [], menuIds: [] },
     });
     expectError(res, 400, 'request.validation_failed', 'name');
-    const surrogate = await t.app.inject({
-      method: 'POST',
-      url: '/api/export-jobs/operation-logs',
-      headers: { authorization: `Bearer ${t.demoAdminToken}`, 'content-type': 'application/json' },
-      payload: '{"username":"a\\ud800b"}',
-    });
+    const surrogate = await post(
+      '/api/export-jobs/operation-logs',
+      'application/json',
+      '{"username":"a\\ud800b"}',
+      t.demoAdminToken,
+    );
     expectError(surrogate, 400, 'request.validation_failed', 'username');
     expect(await rowCount(t, roles)).toBe(before);
   });
 
   it('NUL in an OAuth form: invalid_request naming the parameter', async () => {
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/oauth2/token/revoke',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: 'token=x&client_id=a%00b',
-    });
+    const res = await post('/api/oauth2/token/revoke', 'application/x-www-form-urlencoded', 'token=x&client_id=a%00b');
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({
       error: 'invalid_request',
@@ -187,30 +192,23 @@ describe('the causes the fuzz test found', () => {
     const files = () => readdirSync(dataDir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
     const before = files();
     const b = 'cut';
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/files',
-      headers: { authorization: `Bearer ${t.demoAdminToken}`, 'content-type': `multipart/form-data; boundary=${b}` },
-      payload: `--${b}\r\ncontent-disposition: form-data; name="file"; filename="a.txt"\r\ncontent-type: text/plain\r\n\r\nhalf a fi`,
-    });
+    const res = await post(
+      '/api/files',
+      `multipart/form-data; boundary=${b}`,
+      `--${b}\r\ncontent-disposition: form-data; name="file"; filename="a.txt"\r\ncontent-type: text/plain\r\n\r\nhalf a fi`,
+      t.demoAdminToken,
+    );
     expectError(res, 400, 'request.malformed_multipart');
     expect(files()).toBe(before);
   });
 
   it('a body of a type the route does not take: 415 naming what it takes', async () => {
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/roles',
-      headers: { authorization: `Bearer ${t.demoAdminToken}`, 'content-type': 'text/plain' },
-      payload: 'hello',
-    });
-    expectError(res, 415, 'request.unsupported_media_type');
-    const json = await t.app.inject({
-      method: 'POST',
-      url: '/api/files',
-      headers: { authorization: `Bearer ${t.demoAdminToken}`, 'content-type': 'application/json' },
-      payload: '{}',
-    });
+    expectError(
+      await post('/api/roles', 'text/plain', 'hello', t.demoAdminToken),
+      415,
+      'request.unsupported_media_type',
+    );
+    const json = await post('/api/files', 'application/json', '{}', t.demoAdminToken);
     expectError(json, 415, 'request.unsupported_media_type');
     expect(json.json().message).toBe('The request body must be multipart/form-data');
   });
