@@ -64,7 +64,7 @@ const SOCKET_ERRORS: Record<string, AppError> = {
  * request that took too long, bytes that are not HTTP. Answered in the envelope too, with a
  * fresh request id, then the connection is closed.
  */
-export function handleClientError(err: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Socket) {
+export function handleClientError(err: NodeJS.ErrnoException, socket: Socket) {
   if (err.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
@@ -137,11 +137,21 @@ function toAppError(err: FastifyError | AppError): AppError {
   return httpErrors.internal();
 }
 
-/** The SQLSTATE of a database error, looked for through wrappers (Drizzle wraps the driver's). */
+type Cause = { code?: unknown; message?: unknown; cause?: unknown };
+
+/** An error and the causes it wraps (Drizzle wraps the driver's error), at most five deep. */
+function* chainOf(err: unknown): Generator<Cause> {
+  let e = err as Cause | undefined;
+  for (let depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
+    yield e;
+    e = e.cause as Cause | undefined;
+  }
+}
+
+/** The SQLSTATE of a database error, looked for through wrappers. */
 function sqlState(err: unknown): string | undefined {
-  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; depth++) {
+  for (const e of chainOf(err)) {
     if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
-    e = e.cause as typeof e;
   }
   return undefined;
 }
@@ -154,11 +164,7 @@ function queryOf(err: unknown): string | undefined {
 
 /** The database cannot be reached (refused, pool exhausted, shut down): a 503 the caller may retry. */
 function databaseUnavailable(err: unknown): boolean {
-  for (
-    let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0;
-    e && depth < 5;
-    depth++
-  ) {
+  for (const e of chainOf(err)) {
     if (typeof e.code === 'string' && ['ECONNREFUSED', 'ECONNRESET', '57P01', '57P03', '53300'].includes(e.code))
       return true;
     if (
@@ -168,7 +174,6 @@ function databaseUnavailable(err: unknown): boolean {
       )
     )
       return true;
-    e = e.cause as typeof e;
   }
   return false;
 }
