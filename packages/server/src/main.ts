@@ -1,8 +1,10 @@
 import { buildApp } from './app.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
 import { seedIdentity } from './modules/identity/seed.ts';
 import { createCache } from './platform/cache/cache.ts';
 import { openDatabase } from './platform/db/client.ts';
+import { lockDataDir } from './platform/db/data-dir-lock.ts';
+import { startEmbeddedPostgres } from './platform/db/embedded-server.ts';
 import { runMigrations } from './platform/db/migrate.ts';
 
 /** Process entry: config → database → migrations → app → listen; clean shutdown on signals. */
@@ -18,21 +20,27 @@ async function main() {
     throw err;
   }
 
-  const database = await openDatabase({
-    url: config.databaseUrl,
-    dataDir: config.dataDir,
-    poolMax: config.databasePoolMax,
-    onIdleError: (err) => console.error(`database: idle connection lost (${err.message}); it will be replaced`),
-  });
-  await runMigrations(database);
-  const cache = createCache({ redisUrl: config.redisUrl, prefix: config.redisKeyPrefix });
-  const app = await buildApp({ config, database, cache });
-  const seed = await seedIdentity(app.ctx, app.permissionCodes);
+  // Without DATABASE_URL the service runs its own PostgreSQL under DATA_DIR (one service per DATA_DIR).
+  const lock = config.databaseUrl ? null : lockDataDir(config.dataDir);
+  const embedded = config.databaseUrl
+    ? null
+    : await startEmbeddedPostgres(config.dataDir, { log: (line) => console.log(line) });
+  const releaseStore = async () => {
+    await embedded?.stop();
+    lock?.release();
+  };
+  let started: Awaited<ReturnType<typeof start>>;
+  try {
+    started = await start(config, embedded?.url ?? (config.databaseUrl as string));
+  } catch (err) {
+    await releaseStore();
+    throw err;
+  }
+  const { app, cache, database, seed } = started;
 
-  await app.listen({ host: config.host, port: config.port });
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   const lines = [
-    `Atrium is running at ${base}/api (database: ${database.kind}${database.kind === 'pglite' ? ` in ${config.dataDir}/pg` : ''}, cache: ${cache.kind})`,
+    `Atrium is running at ${base}/api (database: ${embedded ? `embedded PostgreSQL in ${config.dataDir}/pg` : 'DATABASE_URL'}, cache: ${cache.kind})`,
     `API reference: ${base}/api/docs`,
     `Platform administrator: ${seed.adminUsername}` +
       (seed.generatedPassword
@@ -54,10 +62,27 @@ async function main() {
     await app.close(); // stops accepting, finishes in-flight requests, closes sockets, lets active jobs finish (≤ 10 s)
     await cache.close();
     await database.close();
+    await releaseStore();
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+/** Database → migrations → cache → app → seed → listen. */
+async function start(config: Config, databaseUrl: string) {
+  const database = await openDatabase({
+    url: databaseUrl,
+    kind: config.databaseUrl ? 'external' : 'embedded',
+    poolMax: config.databasePoolMax,
+    onIdleError: (err) => console.error(`database: idle connection lost (${err.message}); it will be replaced`),
+  });
+  await runMigrations(database);
+  const cache = createCache({ redisUrl: config.redisUrl, prefix: config.redisKeyPrefix });
+  const app = await buildApp({ config, database, cache });
+  const seed = await seedIdentity(app.ctx, app.permissionCodes);
+  await app.listen({ host: config.host, port: config.port });
+  return { app, cache, database, seed };
 }
 
 main().catch((err) => {

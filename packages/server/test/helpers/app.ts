@@ -1,52 +1,37 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import pg from 'pg';
 import { type AppDeps, buildApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
 import { seedIdentity } from '../../src/modules/identity/seed.ts';
 import { loadLicense } from '../../src/platform/auth/license.ts';
 import { type Cache, createCache } from '../../src/platform/cache/cache.ts';
 import { type Database, openDatabase } from '../../src/platform/db/client.ts';
 import { runMigrations } from '../../src/platform/db/migrate.ts';
+import { ADMIN_PASSWORD, testConfig } from './config.ts';
+import { adminQuery, withDatabase } from './database.ts';
 
 /**
- * Test databases. With TEST_DATABASE_URL each call creates a database of its own on that server
- * (dropped by `drop()`); without it, an in-memory PGlite. With TEST_REDIS_URL the cache is that
- * Redis under a key prefix of its own (deleted by `drop()`).
+ * Test databases: each call clones the run's template (migrated and seeded once, in
+ * test/setup/global-database.ts) into a database of its own on the run's server — TEST_DATABASE_URL,
+ * or the embedded cluster the run started — dropped by `drop()`. With TEST_REDIS_URL the cache is that
+ * Redis under a key prefix of its own (deleted by `drop()`), otherwise the in-memory cache.
  */
-export const ADMIN_PASSWORD = 'Admin#Pass2026';
-export const usingPostgres = Boolean(process.env.TEST_DATABASE_URL);
+export { ADMIN_PASSWORD } from './config.ts';
 export const usingRedis = Boolean(process.env.TEST_REDIS_URL);
 
-export type TestStore = { url: string | null; dbName: string | null; prefix: string; drop(): Promise<void> };
+export type TestStore = { url: string; dbName: string; prefix: string; drop(): Promise<void> };
 
 export async function createTestStore(): Promise<TestStore> {
   const id = `${process.pid}_${randomBytes(4).toString('hex')}`;
   const prefix = `atrium-test:${id}:`;
-  const base = process.env.TEST_DATABASE_URL;
-  let url: string | null = null;
-  let dbName: string | null = null;
-  if (base) {
-    dbName = `atrium_test_${id}`;
-    const admin = new pg.Client({ connectionString: base });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${dbName}`);
-    await admin.end();
-    const u = new URL(base);
-    u.pathname = `/${dbName}`;
-    url = u.toString();
-  }
+  const server = requiredEnv('TEST_DATABASE_URL');
+  const dbName = `atrium_test_${id}`;
+  await adminQuery(server, `CREATE DATABASE ${dbName} TEMPLATE ${requiredEnv('TEST_TEMPLATE_DATABASE')}`);
   return {
-    url,
+    url: withDatabase(server, dbName),
     dbName,
     prefix,
     async drop() {
-      if (base && dbName) {
-        const admin = new pg.Client({ connectionString: base });
-        await admin.connect();
-        await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-        await admin.end();
-      }
+      await adminQuery(server, `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
       const redisUrl = process.env.TEST_REDIS_URL;
       if (redisUrl) {
         const { Redis } = await import('ioredis');
@@ -61,6 +46,13 @@ export async function createTestStore(): Promise<TestStore> {
       }
     },
   };
+}
+
+/** Set by the run's global setup (vitest.config.ts); a file run outside it has none. */
+function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run the tests through vitest (its global setup sets it)`);
+  return value;
 }
 
 export type TestApp = {
@@ -91,18 +83,13 @@ export type TestAppOptions = {
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const ownStore = !opts.store;
   const store = opts.store ?? (await createTestStore());
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    CAPTCHA_ENABLED: 'false',
-    SEED_ADMIN_PASSWORD: ADMIN_PASSWORD,
-    JWT_SECRET: 'test-secret-test-secret-test-secret-0123456789',
-    LOGIN_IP_LIMIT_PER_MINUTE: '10000',
-    LOGIN_ACCOUNT_LIMIT_PER_MINUTE: '10000',
-    ...(store.url ? { DATABASE_URL: store.url, DATABASE_POOL_MAX: '5' } : {}),
+  const config = testConfig({
+    DATABASE_URL: store.url,
+    DATABASE_POOL_MAX: '5',
     ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_KEY_PREFIX: store.prefix } : {}),
     ...opts.env,
   });
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: null, poolMax: config.databasePoolMax });
+  const database = await openDatabase({ url: store.url, kind: 'external', poolMax: config.databasePoolMax });
   await runMigrations(database);
   const cache = createCache({ redisUrl: config.redisUrl, prefix: config.redisKeyPrefix });
   const app = await buildApp({

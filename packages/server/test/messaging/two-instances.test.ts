@@ -7,7 +7,7 @@ import {
   notificationRecipientSettings,
 } from '../../src/modules/messaging/dispatch/tables.ts';
 import { inAppMessages } from '../../src/modules/messaging/inapp/tables.ts';
-import { createTestApp, createTestStore, type TestApp, type TestStore, usingPostgres } from '../helpers/app.ts';
+import { createTestApp, createTestStore, type TestApp, type TestStore } from '../helpers/app.ts';
 import { runTask, settle, testClock } from './dispatch-helpers.ts';
 import { type SmtpReceiver, saveConfig, startSmtp } from './email-helpers.ts';
 
@@ -16,7 +16,7 @@ import { type SmtpReceiver, saveConfig, startSmtp } from './email-helpers.ts';
  * expansion, delivery leases, quiet-hours release, digest folding, the rate-limit count) hold
  * when both work on the same rows at the same moment.
  */
-describe.runIf(usingPostgres)('the notification center on two instances', () => {
+describe('the notification center on two instances', () => {
   let store: TestStore;
   let a: TestApp;
   let b: TestApp;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp, usingPostgres } from '../helpers/app.ts';
+import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { createTenant } from '../helpers/fixtures.ts';
 import { createRule, logsOf, ruleRow, runEvaluate, seedEvents } from './alerts-helpers.ts';
 
@@ -7,7 +7,7 @@ import { createRule, logsOf, ruleRow, runEvaluate, seedEvents } from './alerts-h
  * Two instances on one PostgreSQL database evaluate the same rules at the same moment: the
  * debounce's conditional update lets exactly one of them fire each rule (spec §4.6 rule 6).
  */
-describe.runIf(usingPostgres)('alert debounce across instances', () => {
+describe('alert debounce across instances', () => {
   let a: TestApp;
   let b: TestApp;
   const now = new Date('2026-11-21T06:00:00.000Z');

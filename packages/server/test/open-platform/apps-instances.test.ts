@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTestApp, createTestStore, type TestApp, type TestStore, usingPostgres } from '../helpers/app.ts';
+import { call, createTestApp, createTestStore, type TestApp, type TestStore } from '../helpers/app.ts';
 import { accessToken, clientCredentials, confidentialBody, createApp } from './apps-helpers.ts';
 
 /** Polls until `check` holds; pub/sub reaches the other instance within milliseconds, not at once. */
@@ -18,7 +18,7 @@ async function eventually(check: () => Promise<boolean>, ms = 2000): Promise<boo
  * instance must reach client authentication on the other: disabling, rotating without grace,
  * deleting.
  */
-describe.runIf(usingPostgres)('application changes on two instances', () => {
+describe('application changes on two instances', () => {
   let store: TestStore;
   let a: TestApp;
   let b: TestApp;

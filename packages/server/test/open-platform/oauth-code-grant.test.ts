@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../../src/modules/identity/tables.ts';
 import { oauthCodes, oauthTokens } from '../../src/modules/open-platform/oauth/tables.ts';
 import { sha256 } from '../../src/platform/crypto/digest.ts';
-import { usingPostgres } from '../helpers/app.ts';
 import { rowCount } from '../helpers/assert.ts';
 import { createUserWithPermissions } from '../helpers/fixtures.ts';
 import {
@@ -442,7 +441,7 @@ describe('single use', () => {
     expect(ui.status).toBe(401);
   });
 
-  it(`concurrent redemptions of one code: exactly one succeeds (${usingPostgres ? 'PostgreSQL' : 'PGlite'})`, async () => {
+  it(`concurrent redemptions of one code: exactly one succeeds`, async () => {
     const a = await authorizeCode(s, conf, s.demoAdminToken, 'profile offline_access');
     const before = await rowCount(s, oauthTokens);
     const answers = await Promise.all(

@@ -5,7 +5,7 @@ import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { oauthSigningKeys } from '../../src/modules/open-platform/oauth/tables.ts';
-import { call, createTestApp, createTestStore, usingPostgres } from '../helpers/app.ts';
+import { call, createTestApp, createTestStore } from '../helpers/app.ts';
 import { clientAuth, codeFlow, insecure, type OAuthServer, seedClient, startOAuthServer } from './oauth-helpers.ts';
 
 /**
@@ -143,7 +143,7 @@ describe('id_token signing keys', () => {
   });
 });
 
-describe.runIf(usingPostgres)('two instances on one PostgreSQL database', () => {
+describe('two instances on one PostgreSQL database', () => {
   it('publish the same single key after a first-use race, and verify each other’s id_tokens', async () => {
     const store = await createTestStore();
     // one deployment: one database and the same SECRET_KEYS on every instance

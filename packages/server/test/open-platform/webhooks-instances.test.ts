@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openWebhookAttempts, openWebhookDeliveries } from '../../src/modules/open-platform/webhooks/tables.ts';
-import { call, createTestApp, createTestStore, type TestApp, type TestStore, usingPostgres } from '../helpers/app.ts';
+import { call, createTestApp, createTestStore, type TestApp, type TestStore } from '../helpers/app.ts';
 import { testClock } from '../messaging/dispatch-helpers.ts';
 import { insertApp, type Receiver, runTask, startReceiver, waitFor } from './webhooks-helpers.ts';
 
@@ -11,7 +11,7 @@ import { insertApp, type Receiver, runTask, startReceiver, waitFor } from './web
  * the same deliveries at the same moment, and each delivery attempt still reaches the receiver
  * exactly once.
  */
-describe.runIf(usingPostgres)('webhook deliveries on two instances', () => {
+describe('webhook deliveries on two instances', () => {
   let store: TestStore;
   let a: TestApp;
   let b: TestApp;

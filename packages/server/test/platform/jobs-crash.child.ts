@@ -1,7 +1,7 @@
 /**
  * A worker process that takes one outbox job and then hangs until it is killed (SIGKILL): a
  * crash with the job left `active`. Run by test/platform/outbox.test.ts:
- *   node jobs-crash.child.ts <databaseUrl | -> <dataDir | ->
+ *   node jobs-crash.child.ts <databaseUrl>
  * Prints `TAKEN <jobId> <attempt>` once the handler holds the job.
  */
 import pino from 'pino';
@@ -9,12 +9,11 @@ import { openDatabase } from '../../src/platform/db/client.ts';
 import { createJobs } from '../../src/platform/jobs/jobs.ts';
 import { CRASH_QUEUE, crashQueueOptions } from './jobs-crash.shared.ts';
 
-const [url, dataDir] = process.argv.slice(2).map((a) => (a === '-' ? null : a));
-const database = await openDatabase({ url: url ?? null, dataDir: dataDir ?? null, poolMax: 2 });
+const [url] = process.argv.slice(2);
+const database = await openDatabase({ url: url as string, kind: 'external', poolMax: 2 });
 const jobs = createJobs({
   database,
   config: {
-    databaseUrl: url ?? null,
     databasePoolMax: 2,
     jobsPollSeconds: 1,
     jobsCronCheckSeconds: 30,

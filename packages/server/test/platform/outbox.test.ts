@@ -1,7 +1,4 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { eq } from 'drizzle-orm';
@@ -11,7 +8,7 @@ import { systemConfigs } from '../../src/modules/system/tables.ts';
 import { openDatabase } from '../../src/platform/db/client.ts';
 import { createJobs } from '../../src/platform/jobs/jobs.ts';
 import type { JobInfo } from '../../src/platform/jobs/types.ts';
-import { createTestApp, createTestStore, type TestApp, usingPostgres } from '../helpers/app.ts';
+import { createTestApp, createTestStore, type TestApp } from '../helpers/app.ts';
 import { CRASH_QUEUE, crashQueueOptions } from './jobs-crash.shared.ts';
 
 /**
@@ -108,13 +105,12 @@ describe('send inside a transaction', () => {
 
 describe('a worker that crashes while holding a job', () => {
   it('loses nothing: another instance gets the job again once it expires', async () => {
-    const store = usingPostgres ? await createTestStore() : null;
-    const dataDir = store ? null : await mkdtemp(join(tmpdir(), 'atrium-crash-'));
+    const store = await createTestStore();
     try {
       // 1. A separate process sends the job in a transaction, takes it, and is killed holding it.
       const child = spawn(
         process.execPath,
-        [fileURLToPath(new URL('./jobs-crash.child.ts', import.meta.url)), store?.url ?? '-', dataDir ?? '-'],
+        [fileURLToPath(new URL('./jobs-crash.child.ts', import.meta.url)), store.url],
         { stdio: ['ignore', 'pipe', 'inherit'] },
       );
       const exited = new Promise((r) => child.once('exit', r));
@@ -131,11 +127,10 @@ describe('a worker that crashes while holding a job', () => {
       expect(attempt).toBe('1');
 
       // 2. Another instance on the same database: its sweep fails the expired job back to retry.
-      const database = await openDatabase({ url: store?.url ?? null, dataDir, poolMax: 2 });
+      const database = await openDatabase({ url: store.url, kind: 'external', poolMax: 2 });
       const engine = createJobs({
         database,
         config: {
-          databaseUrl: store?.url ?? null,
           databasePoolMax: 2,
           jobsPollSeconds: 1,
           jobsCronCheckSeconds: 30,
@@ -159,8 +154,7 @@ describe('a worker that crashes while holding a job', () => {
         await database.close();
       }
     } finally {
-      await store?.drop();
-      if (dataDir) await rm(dataDir, { recursive: true, force: true });
+      await store.drop();
     }
   });
 });

@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CRON_QUEUE } from '../../src/modules/scheduler/schedule.ts';
 import { cronJobRuns } from '../../src/modules/scheduler/tables.ts';
-import { call, createTestApp, createTestStore, type TestApp, type TestStore, usingPostgres } from '../helpers/app.ts';
+import { call, createTestApp, createTestStore, type TestApp, type TestStore } from '../helpers/app.ts';
 
 /**
  * Two instances on one PostgreSQL database, both evaluating the cron schedules every second
@@ -12,7 +12,7 @@ import { call, createTestApp, createTestStore, type TestApp, type TestStore, usi
  */
 const env = { JOBS_CRON_CHECK_SECONDS: '1', JOBS_POLL_SECONDS: '1' };
 
-describe.runIf(usingPostgres)('a cron job on two instances', () => {
+describe('a cron job on two instances', () => {
   let store: TestStore;
   let a: TestApp;
   let b: TestApp;

@@ -1,9 +1,5 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { drizzle } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 
 /** The query builder every repository receives. A transaction is a `Db` too. */
@@ -13,7 +9,10 @@ export type PoolStats = { total: number; idle: number; waiting: number };
 
 export type Database = {
   db: Db;
-  kind: 'pglite' | 'postgres';
+  /** the embedded default server (embedded-server.ts) or one the operator runs (DATABASE_URL) */
+  kind: 'embedded' | 'external';
+  /** the connection string: pg-boss and the LISTEN connection open their own connections with it */
+  url: string;
   /** Raw SQL with no parameters, several statements allowed (migrations, test setup). */
   exec(sql: string): Promise<void>;
   /** Runs `fn` while holding a cluster-wide advisory lock (migrations across instances). */
@@ -23,29 +22,25 @@ export type Database = {
 };
 
 export type DatabaseOptions = {
-  url: string | null;
-  dataDir: string | null;
+  url: string;
+  kind: Database['kind'];
   poolMax?: number;
   /** an idle pooled connection failed (server restart, admin kill): the pool replaces it */
   onIdleError?: (err: Error) => void;
 };
 
-/** PostgreSQL when a URL is given, otherwise embedded PGlite (in memory when dataDir is null). */
+/** A pool on a PostgreSQL server: the machine's, a managed one, or the embedded default (embedded-server.ts). */
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
-  if (opts.url) return openPostgres(opts.url, opts.poolMax ?? 10, opts.onIdleError ?? (() => {}));
-  return openPglite(opts.dataDir);
-}
-
-async function openPostgres(url: string, max: number, onIdleError: (err: Error) => void): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max });
+  const pool = new pg.Pool({ connectionString: opts.url, max: opts.poolMax ?? 10 });
   // Without a listener an idle connection's error would crash the process.
-  pool.on('error', onIdleError);
+  pool.on('error', opts.onIdleError ?? (() => {}));
   // Fail at start, naming the problem, rather than at the first request.
   const probe = await pool.connect();
   probe.release();
   return {
-    db: drizzlePg(pool) as unknown as Db,
-    kind: 'postgres',
+    db: drizzle(pool) as unknown as Db,
+    kind: opts.kind,
+    url: opts.url,
     exec: async (sql) => {
       await pool.query(sql);
     },
@@ -64,28 +59,5 @@ async function openPostgres(url: string, max: number, onIdleError: (err: Error) 
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => pool.end(),
-  };
-}
-
-async function openPglite(dataDir: string | null): Promise<Database> {
-  let client: PGlite;
-  if (dataDir) {
-    const dir = join(dataDir, 'pg');
-    mkdirSync(dir, { recursive: true });
-    client = new PGlite(dir);
-  } else {
-    client = new PGlite();
-  }
-  await client.waitReady;
-  return {
-    db: drizzlePglite(client) as unknown as Db,
-    kind: 'pglite',
-    exec: async (sql) => {
-      await client.exec(sql);
-    },
-    // One process owns an embedded database: nothing else can race.
-    withAdvisoryLock: (_key, fn) => fn(),
-    poolStats: () => ({ total: 1, idle: 1, waiting: 0 }),
-    close: () => client.close(),
   };
 }

@@ -169,7 +169,7 @@ function databaseUnavailable(err: unknown): boolean {
       return true;
     if (
       typeof e.message === 'string' &&
-      /PGlite is closed|Connection terminated|timeout exceeded when trying to connect|Cannot use a pool after calling end/.test(
+      /Connection terminated|timeout exceeded when trying to connect|Cannot use a pool after calling end/.test(
         e.message,
       )
     )

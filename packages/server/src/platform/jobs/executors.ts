@@ -1,27 +1,8 @@
-import type { PGlite } from '@electric-sql/pglite';
 import { type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 
 /** What pg-boss's `db` option needs: one method that runs SQL and answers `{ rows }`. */
 export type SqlExecutor = { executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }> };
-
-/**
- * pg-boss on embedded PGlite (docs/decisions/0006-jobs.md). Statements with parameters go
- * through `query` (extended protocol). Statements without parameters may be whole scripts —
- * migrations and `BEGIN; <advisory lock>; …; COMMIT;` blocks — which only `exec` (simple
- * protocol) runs; the rows of every statement are flattened as pg-boss expects. The script runs
- * inside PGlite's own transaction so a failure is rolled back under PGlite's lock: otherwise the
- * single connection would stay in an aborted transaction and every later query would fail.
- */
-export function pgliteExecutor(client: PGlite): SqlExecutor {
-  return {
-    async executeSql(text, values) {
-      if (values && values.length > 0) return client.query(text, values);
-      const results = await client.transaction((tx) => tx.exec(text));
-      return { rows: results.flatMap((r) => r.rows) };
-    },
-  };
-}
 
 /**
  * An executor that runs pg-boss's statements on the caller's Drizzle transaction, so a job is

@@ -1,18 +1,17 @@
-import type { PGlite } from '@electric-sql/pglite';
 import PgBoss from 'pg-boss';
 import type { Registry } from 'prom-client';
 import type { Config } from '../../config.ts';
 import type { Database } from '../db/client.ts';
 import { canonicalTimezone, cronProblem } from './cron.ts';
-import { drizzleExecutor, pgliteExecutor } from './executors.ts';
+import { drizzleExecutor } from './executors.ts';
 import { findJob, JOBS_SCHEMA, listJobs, queueStats } from './inspect.ts';
 import { registerJobMetrics } from './metrics.ts';
 import type { JobHandler, JobInfo, Jobs, JobsLogger, QueueOptions, ScheduleInfo, SystemTask } from './types.ts';
-import { pgliteWakeListener, postgresWakeListener, WAKE_CHANNEL, type WakeListener } from './wake.ts';
+import { postgresWakeListener, WAKE_CHANNEL, type WakeListener } from './wake.ts';
 
 export type JobsConfig = Pick<
   Config,
-  'databaseUrl' | 'databasePoolMax' | 'jobsPollSeconds' | 'jobsCronCheckSeconds' | 'jobsSweepSeconds'
+  'databasePoolMax' | 'jobsPollSeconds' | 'jobsCronCheckSeconds' | 'jobsSweepSeconds'
 >;
 
 export type JobsDeps = {
@@ -42,7 +41,6 @@ const DEFAULTS = { retryLimit: 3, retryDelay: 5, retryBackoff: true, deadLetter:
  */
 export function createJobs(deps: JobsDeps): Jobs {
   const { database, config, log } = deps;
-  const pglite = database.kind === 'pglite' ? (database.db as unknown as { $client: PGlite }).$client : null;
   const queues = new Map<string, QueueDef>();
   const tasks = new Map<string, SystemTask>();
   const pendingSchedules: (() => Promise<void>)[] = [];
@@ -62,14 +60,12 @@ export function createJobs(deps: JobsDeps): Jobs {
       cronMonitorIntervalSeconds: config.jobsCronCheckSeconds,
       cronWorkerIntervalSeconds: Math.min(5, config.jobsCronCheckSeconds),
     };
-    const b = pglite
-      ? new PgBoss({ ...timing, db: pgliteExecutor(pglite) as PgBoss.Db })
-      : new PgBoss({
-          ...timing,
-          connectionString: config.databaseUrl ?? '',
-          max: Math.max(2, Math.ceil(config.databasePoolMax / 2)),
-          application_name: 'atrium-jobs',
-        });
+    const b = new PgBoss({
+      ...timing,
+      connectionString: database.url,
+      max: Math.max(2, Math.ceil(config.databasePoolMax / 2)),
+      application_name: 'atrium-jobs',
+    });
     b.on('error', (err) => log.error({ err }, 'jobs: background error'));
     b.on('warning', (w) => log.warn({ warning: w }, 'jobs: warning'));
     return b;
@@ -95,8 +91,6 @@ export function createJobs(deps: JobsDeps): Jobs {
     await b.createQueue(def.name, { ...settings, ...(dead ? { deadLetter: dead } : {}) });
     // createQueue keeps an existing queue as it was: bring its settings in line with the code.
     await b.updateQueue(def.name, { ...settings, ...(dead ? { deadLetter: dead } : {}) });
-    // Warms pg-boss's queue cache: a send inside a PGlite transaction must not need the connection.
-    await b.getQueueStats(def.name);
     for (let i = 0; i < def.options.concurrency; i++) {
       const id = await b.work(
         def.name,
@@ -224,9 +218,7 @@ export function createJobs(deps: JobsDeps): Jobs {
       await Promise.all([...queues.values()].map((d) => d.ready));
       for (const apply of pendingSchedules.splice(0)) await apply();
       const onWake = (queue: string) => wakeWorkers(queue);
-      wake = pglite
-        ? pgliteWakeListener(pglite, { onWake, log })
-        : postgresWakeListener(config.databaseUrl ?? '', { onWake, log });
+      wake = postgresWakeListener(database.url, { onWake, log });
       await wake.start();
     },
 

@@ -1,4 +1,3 @@
-import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { JobsLogger } from './types.ts';
 
@@ -14,19 +13,6 @@ export const WAKE_CHANNEL = 'atrium_jobs_wake';
 export type WakeListener = { start(): Promise<void>; stop(): Promise<void> };
 
 type Opts = { onWake: (queue: string) => void; log: JobsLogger };
-
-export function pgliteWakeListener(client: PGlite, opts: Opts): WakeListener {
-  let unlisten: (() => Promise<void>) | null = null;
-  return {
-    async start() {
-      unlisten = await client.listen(WAKE_CHANNEL, opts.onWake);
-    },
-    async stop() {
-      await unlisten?.();
-      unlisten = null;
-    },
-  };
-}
 
 /** A dedicated connection (LISTEN cannot use a pooled one); reconnects after a failure. */
 export function postgresWakeListener(connectionString: string, opts: Opts): WakeListener {

@@ -16,7 +16,7 @@ export function createSettingsStore(db: Db, registry: SettingsRegistry) {
     return mod;
   }
 
-  /** `exec` is the open transaction when called inside one (PGlite has a single connection: an outside query would wait forever). */
+  /** `exec` is the open transaction when called inside one: its rows, and no second connection. */
   async function storedRows(modules: string[], tenantId: number | null, exec: Db = db) {
     const scopeCond =
       tenantId === null

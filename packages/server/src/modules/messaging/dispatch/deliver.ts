@@ -1,4 +1,3 @@
-import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import { and, asc, eq, inArray, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { AppContext } from '../../../platform/context.ts';
 import { eventDef } from '../catalog/catalog.ts';
@@ -161,8 +160,6 @@ export function createDeliverer(ctx: AppContext, registry: ChannelRegistry) {
       if (rows.length === 0) return total;
       total += rows.length;
       await deliverClaimed(rows);
-      // PGlite answers on this thread: let timers and requests in between claims
-      await nextMacrotask();
     }
   }
 

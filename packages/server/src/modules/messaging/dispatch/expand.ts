@@ -1,4 +1,3 @@
-import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import { and, count, eq, gt, inArray, ne, sql } from 'drizzle-orm';
 import type { AppContext } from '../../../platform/context.ts';
 import type { Db } from '../../../platform/db/client.ts';
@@ -66,7 +65,7 @@ export async function expandOutbox(
     : new Set<Channel>();
   if (def) {
     const rules = effectiveRules(def, (await loadOverrides(ctx.db, row.tenantId, def.key)).get(def.key) ?? new Map());
-    // One transaction per chunk: a big audience never holds a connection (PGlite has one) for
+    // One transaction per chunk: a big audience never holds a connection or its locks for
     // long. A re-expansion after a crash rewrites nothing (unique pair index).
     for (let i = 0; i < resolved.length; i += CHUNK) {
       await ctx.db.transaction(async (tx) => {
@@ -76,8 +75,6 @@ export async function expandOutbox(
         }
         await writeDecisions(tx, { row, def, rules, usable, now }, resolved.slice(i, i + CHUNK));
       });
-      // PGlite answers on this thread: let timers and requests in between chunks
-      await nextMacrotask();
     }
   }
   await ctx.db.update(o).set({ status: 'done', processedAt: now, lockedUntil: null }).where(eq(o.id, row.id));

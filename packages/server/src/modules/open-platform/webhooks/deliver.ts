@@ -1,5 +1,4 @@
 import { performance } from 'node:perf_hooks';
-import { setImmediate as nextMacrotask } from 'node:timers/promises';
 import { and, asc, eq, exists, gte, inArray, isNull, lt, lte, or, type SQL, sql } from 'drizzle-orm';
 import type { AppContext } from '../../../platform/context.ts';
 import { SecretError } from '../../../platform/crypto/secrets.ts';
@@ -268,8 +267,6 @@ export function createDeliverer(ctx: AppContext, deps: WebhookDeps) {
       if (rows.length === 0) break;
       total += rows.length;
       await deliverClaimed(rows);
-      // PGlite answers on this thread: let timers and requests in between claims
-      await nextMacrotask();
     }
     return total;
   }
