@@ -4,7 +4,7 @@ import { seedIdentity } from './modules/identity/seed.ts';
 import { createCache } from './platform/cache/cache.ts';
 import { openDatabase } from './platform/db/client.ts';
 import { lockDataDir } from './platform/db/data-dir-lock.ts';
-import { startEmbeddedPostgres } from './platform/db/embedded-server.ts';
+import { type EmbeddedPostgres, startEmbeddedPostgres } from './platform/db/embedded-server.ts';
 import { runMigrations } from './platform/db/migrate.ts';
 
 /** Process entry: config → database → migrations → app → listen; clean shutdown on signals. */
@@ -22,15 +22,14 @@ async function main() {
 
   // Without DATABASE_URL the service runs its own PostgreSQL under DATA_DIR (one service per DATA_DIR).
   const lock = config.databaseUrl ? null : lockDataDir(config.dataDir);
-  const embedded = config.databaseUrl
-    ? null
-    : await startEmbeddedPostgres(config.dataDir, { log: (line) => console.log(line) });
+  let embedded: EmbeddedPostgres | null = null;
   const releaseStore = async () => {
     await embedded?.stop();
     lock?.release();
   };
   let started: Awaited<ReturnType<typeof start>>;
   try {
+    if (lock) embedded = await startEmbeddedPostgres(config.dataDir, { log: (line) => console.log(line) });
     started = await start(config, embedded?.url ?? (config.databaseUrl as string));
   } catch (err) {
     await releaseStore();

@@ -1,0 +1,198 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+
+/**
+ * The newcomer's path, end to end: `npm start` with no DATABASE_URL runs an embedded PostgreSQL
+ * under DATA_DIR. Real processes, real signals: start, sign in, write, stop, start again, the data
+ * is still there; a crash (kill -9) leaves the server running and the next start recovers it.
+ */
+const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+const PASSWORD = 'Embedded#Start2026';
+const dirs: string[] = [];
+const children: ChildProcess[] = [];
+afterAll(async () => {
+  // a failed test may leave its service running: stop it (and so its server) before removing its files
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
+  await Promise.all(
+    children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : null)),
+  );
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+type Service = { child: ChildProcess; base: string; output: () => string; exited: Promise<number | null> };
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function startService(dataDir: string): Promise<Service> {
+  const port = await freePort();
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    SEED_ADMIN_PASSWORD: PASSWORD,
+    CAPTCHA_ENABLED: 'false',
+    LOG_LEVEL: 'warn',
+  };
+  const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let out = '';
+  child.stdout?.on('data', (d) => {
+    out += d;
+  });
+  child.stderr?.on('data', (d) => {
+    out += d;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, base: `http://127.0.0.1:${port}`, output: () => out, exited };
+}
+
+async function ready(s: Service): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (s.child.exitCode !== null) throw new Error(`the service exited (${s.child.exitCode}):\n${s.output()}`);
+    if (s.output().includes('Atrium is running at')) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`not ready after 60 s:\n${s.output()}`);
+}
+
+async function signIn(s: Service): Promise<string> {
+  const res = await fetch(`${s.base}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password: PASSWORD }),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { data: { accessToken: string } }).data.accessToken;
+}
+
+function serverPid(dataDir: string): number | null {
+  const file = join(dataDir, 'pg', 'postmaster.pid');
+  return existsSync(file) ? Number(readFileSync(file, 'utf8').split('\n')[0]) : null;
+}
+
+/** Running, not a zombie: a reparented server that exited stays a zombie where pid 1 does not reap (containers). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
+  } catch {
+    return true; // no /proc
+  }
+}
+
+async function postJson(s: Service, token: string, path: string, body: unknown) {
+  return fetch(`${s.base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+  });
+}
+
+async function dictionaryNames(s: Service, token: string): Promise<string[]> {
+  const res = await fetch(`${s.base}/api/dict-types?page=1&pageSize=100`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as { data: { list: { name: string }[] } };
+  return body.data.list.map((d) => d.name);
+}
+
+// Real process starts (initdb on the first) take seconds each, more on a loaded machine.
+describe('the embedded PostgreSQL default', { timeout: 180_000 }, () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'atrium-embedded-'));
+  dirs.push(dataDir);
+
+  it('starts, keeps data across a clean stop and start, and stops its server with it', async () => {
+    const first = await startService(dataDir);
+    await ready(first);
+    expect(first.output()).toContain(`embedded PostgreSQL in ${dataDir}/pg`);
+    const token = await signIn(first);
+    const created = await postJson(first, token, '/api/dict-types', {
+      code: 'kept_across_restart',
+      name: 'Kept across restart',
+    });
+    expect(created.status).toBe(201);
+    const pid = serverPid(dataDir) as number;
+    expect(alive(pid)).toBe(true);
+
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    expect(alive(pid)).toBe(false); // nothing left running
+    expect(existsSync(join(dataDir, 'atrium.pid'))).toBe(false);
+
+    const second = await startService(dataDir);
+    await ready(second);
+    expect(await dictionaryNames(second, await signIn(second))).toContain('Kept across restart');
+    second.child.kill('SIGINT');
+    expect(await second.exited).toBe(0);
+  });
+
+  it('refuses a second service on the same DATA_DIR, naming the process that holds it', async () => {
+    const holder = await startService(dataDir);
+    await ready(holder);
+    const intruder = await startService(dataDir);
+    expect(await intruder.exited).toBe(1);
+    expect(intruder.output()).toContain(`in use by another Atrium process (pid ${holder.child.pid}`);
+    holder.child.kill('SIGTERM');
+    expect(await holder.exited).toBe(0);
+  });
+
+  it('recovers after the service is killed (kill -9) without losing committed data', async () => {
+    const doomed = await startService(dataDir);
+    await ready(doomed);
+    const token = await signIn(doomed);
+    const created = await postJson(doomed, token, '/api/dict-types', {
+      code: 'written_before_crash',
+      name: 'Written before crash',
+    });
+    expect(created.status).toBe(201);
+    const orphan = serverPid(dataDir) as number;
+    doomed.child.kill('SIGKILL');
+    await doomed.exited;
+    expect(alive(orphan)).toBe(true); // the database server outlives a killed service
+
+    const next = await startService(dataDir);
+    await ready(next);
+    expect(next.output()).toContain('left running by an earlier process');
+    expect(alive(orphan)).toBe(false);
+    expect(await dictionaryNames(next, await signIn(next))).toEqual(
+      expect.arrayContaining(['Kept across restart', 'Written before crash']),
+    );
+    next.child.kill('SIGTERM');
+    expect(await next.exited).toBe(0);
+  });
+});
+
+describe('a DATA_DIR left by a PGlite version', { timeout: 60_000 }, () => {
+  it('stops the start with a message that says how to move the data, and changes nothing', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'atrium-pglite-'));
+    dirs.push(dataDir);
+    mkdirSync(join(dataDir, 'pg'));
+    writeFileSync(join(dataDir, 'pg', 'PG_VERSION'), '17\n');
+    const s = await startService(dataDir);
+    expect(await s.exited).toBe(1);
+    expect(s.output()).toMatch(/holds a PGlite database made by an earlier Atrium version/);
+    expect(s.output()).toContain('docs/operations.md');
+    expect(readFileSync(join(dataDir, 'pg', 'PG_VERSION'), 'utf8')).toBe('17\n');
+    expect(existsSync(join(dataDir, 'pg-password'))).toBe(false);
+    expect(existsSync(join(dataDir, 'atrium.pid'))).toBe(false);
+  });
+});
