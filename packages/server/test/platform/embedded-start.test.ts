@@ -15,12 +15,12 @@ const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const PASSWORD = 'Embedded#Start2026';
 const dirs: string[] = [];
 const children: ChildProcess[] = [];
-afterAll(async () => {
-  // a failed test may leave its service running: stop it (and so its server) before removing its files
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
-  await Promise.all(
-    children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : null)),
-  );
+// A failed test may leave its service running: stop it (and so its server) before the next test.
+afterEach(async () => {
+  const running = children.splice(0).filter((c) => c.exitCode === null && c.signalCode === null);
+  await Promise.all(running.map((c) => new Promise((r) => c.once('exit', r).kill('SIGTERM'))));
+});
+afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
