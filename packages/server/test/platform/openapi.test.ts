@@ -1,6 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileEverySchema } from '../../src/platform/http/schema-compilers.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 
 type Operation = {
@@ -177,5 +178,25 @@ describe('GET /api/docs', () => {
   it('serves the script the page loads', async () => {
     const res = await call(t.app, 'GET', '/api/docs/assets/js/scalar.js');
     expect(res.statusCode).toBe(200);
+  });
+});
+
+describe('schemas compiled on first use', () => {
+  it('every validator and serializer of every route compiles (they are built lazily at run time)', () => {
+    // Compiling one throws on a schema Ajv or fast-json-stringify cannot use; lazily, that would
+    // first surface as a failed request.
+    const count = compileEverySchema(t.app);
+    expect(count).toBeGreaterThan(doc ? Object.keys(doc.paths).length : 0);
+  });
+
+  it('a route validates and serializes correctly after its first, lazy compilation', async () => {
+    const bad = await call(t.app, 'GET', '/api/users?page=0', { token: t.adminToken });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().details.map((d: { field: string }) => d.field)).toEqual(['page']);
+    const again = await call(t.app, 'GET', '/api/users?page=0', { token: t.adminToken });
+    expect(again.json().details.map((d: { field: string }) => d.field)).toEqual(['page']);
+    const ok = await call(t.app, 'GET', '/api/users?page=1&pageSize=1', { token: t.adminToken });
+    expect(ok.statusCode).toBe(200);
+    expect(Object.keys(ok.json().data)).toEqual(expect.arrayContaining(['list', 'total']));
   });
 });

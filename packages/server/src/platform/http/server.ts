@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { Ajv } from 'ajv';
-import addFormats from 'ajv-formats';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { License } from '../auth/license.ts';
@@ -12,6 +10,7 @@ import { handleClientError, handleError, handleFrameworkError } from './error-ha
 import { AppError, httpErrors, OAuthErrorBody } from './errors.ts';
 import { checkMediaType, checkText } from './request-checks.ts';
 import { MAX_PARAM_LENGTH, type RateLimit, type RouteConfig } from './route.ts';
+import { lazySchemaCompilers } from './schema-compilers.ts';
 import { ErrorBody } from './schemas.ts';
 
 declare module 'fastify' {
@@ -47,7 +46,9 @@ export type HttpServerOptions = {
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
 export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
+  const compilers = lazySchemaCompilers();
   const app = Fastify({
+    schemaController: { compilersFactory: { buildSerializer: compilers.buildSerializer } },
     loggerInstance: opts.logger,
     trustProxy: opts.config.trustProxy,
     bodyLimit: opts.config.bodyLimitBytes,
@@ -66,7 +67,8 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   app.removeContentTypeParser('text/plain');
   app.addSchema(ErrorBody);
   app.addSchema(OAuthErrorBody);
-  app.setValidatorCompiler(createValidatorCompiler());
+  app.setValidatorCompiler(compilers.validatorCompiler);
+  compilers.attach(app);
   // HTML forms and protocol endpoints (RFC 8058 one-click unsubscribe, OAuth token requests)
   // post application/x-www-form-urlencoded: one string per name; a repeated name becomes an
   // array, which a string schema then rejects (RFC 6749 §3.2: parameters must not repeat).
@@ -170,23 +172,6 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   app.setErrorHandler(handleError);
 
   return app;
-}
-
-/**
- * Two validators: query strings, params and headers arrive as text, so their scalars are coerced
- * ("5" → 5); JSON bodies are typed already and are checked strictly, so `0` or `""` is never
- * quietly turned into `null` or a number. Every bad field is reported (allErrors).
- */
-function createValidatorCompiler() {
-  const make = (coerceTypes: boolean | 'array') => {
-    const ajv = new Ajv({ allErrors: true, coerceTypes, useDefaults: true, removeAdditional: false, strict: false });
-    addFormats.default(ajv);
-    return ajv;
-  };
-  const strict = make(false);
-  const coercing = make('array');
-  return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
-    (httpPart === 'body' ? strict : coercing).compile(schema);
 }
 
 function rateLimitSubject(req: FastifyRequest, limit: RateLimit): string {
