@@ -294,6 +294,6 @@ export function aloneNote(only: string, loadAtStart: number): string {
   return (
     `run alone (BENCH_ONLY=${only}) on ${new Date().toISOString()}, Node ${process.version}, ` +
     `${os.cpus().length} cores; 1-minute load average ${loadAtStart.toFixed(2)} before, ` +
-    `${(os.loadavg()[0] ?? 0).toFixed(2)} after. The sections above are from the last full run`
+    `${(os.loadavg()[0] ?? 0).toFixed(2)} after. The sections above, and the Targets table at the top, are from the last full run`
   );
 }

@@ -232,7 +232,7 @@ async function notificationsOnly() {
   const note =
     `run alone (BENCH_ONLY=notifications) on ${new Date().toISOString()}, Node ${process.version}, ` +
     `${os.cpus().length} cores; 1-minute load average ${loadAtStart.toFixed(2)} before, ` +
-    `${(os.loadavg()[0] ?? 0).toFixed(2)} after. The sections above are from the last full run`;
+    `${(os.loadavg()[0] ?? 0).toFixed(2)} after. The sections above, and the Targets table at the top, are from the last full run`;
   const section = notificationSection(rows, table, [note]).join('\n');
   const previous = existsSync(LATEST) ? readFileSync(LATEST, 'utf8') : '# Atrium benchmark\n';
   const kept = previous.replace(/\n## Notifications\n[\s\S]*?(?=\n## |$)/, '\n').replace(/\n*$/, '\n');
