@@ -85,8 +85,11 @@ async function startSmtp() {
 }
 
 // ---- the scenario
-/** Runs the scenario on a fresh database: `url` names an empty PostgreSQL database, null = PGlite in a temp dir. */
-export async function notificationScenario(target: { database: string; url: string | null }): Promise<NotificationRow> {
+/**
+ * Runs the scenario on a fresh embedded PostgreSQL in a temporary DATA_DIR, started by this process
+ * the way main.ts starts it (durable: fsync on, as a newcomer runs it), stopped and removed afterwards.
+ */
+export async function notificationScenario(database: string): Promise<NotificationRow> {
   const [{ buildApp }, { loadConfig }, { seedIdentity }, { createCache }, { openDatabase }, { runMigrations }] =
     await Promise.all([
       import('../packages/server/src/app.ts'),
@@ -96,6 +99,7 @@ export async function notificationScenario(target: { database: string; url: stri
       import('../packages/server/src/platform/db/client.ts'),
       import('../packages/server/src/platform/db/migrate.ts'),
     ]);
+  const { startEmbeddedPostgres } = await import('../packages/server/src/platform/db/embedded-server.ts');
   const dataDir = mkdtempSync(join(os.tmpdir(), 'atrium-bench-notify-'));
   const smtp = await startSmtp();
   try {
@@ -108,26 +112,26 @@ export async function notificationScenario(target: { database: string; url: stri
       SEED_ADMIN_PASSWORD: PASSWORD,
       CAPTCHA_ENABLED: 'false',
       LOG_LEVEL: 'warn',
-      ...(target.url ? { DATABASE_URL: target.url } : {}),
     });
-    const database = await openDatabase({
-      url: config.databaseUrl,
-      dataDir: config.dataDir,
-      poolMax: config.databasePoolMax,
-    });
-    const cache = createCache({ redisUrl: null, prefix: config.redisKeyPrefix });
-    let app: FastifyInstance | null = null;
+    const embedded = await startEmbeddedPostgres(dataDir, { log: () => {} });
     try {
-      await runMigrations(database);
-      app = await buildApp({ config, database, cache });
-      await seedIdentity(app.ctx, app.permissionCodes);
-      const raw = (database.db as unknown as { $client: Raw }).$client;
-      const { tenantId, userIds } = await seed(app, raw, smtp.port);
-      return await measure(target.database, app, raw, smtp, tenantId, userIds);
+      const db = await openDatabase({ url: embedded.url, kind: 'embedded', poolMax: config.databasePoolMax });
+      const cache = createCache({ redisUrl: null, prefix: config.redisKeyPrefix });
+      let app: FastifyInstance | null = null;
+      try {
+        await runMigrations(db);
+        app = await buildApp({ config, database: db, cache });
+        await seedIdentity(app.ctx, app.permissionCodes);
+        const raw = (db.db as unknown as { $client: Raw }).$client;
+        const { tenantId, userIds } = await seed(app, raw, smtp.port);
+        return await measure(database, app, raw, smtp, tenantId, userIds);
+      } finally {
+        await app?.close();
+        await cache.close();
+        await db.close();
+      }
     } finally {
-      await app?.close();
-      await cache.close();
-      await database.close();
+      await embedded.stop();
     }
   } finally {
     await smtp.stop();
@@ -175,7 +179,7 @@ async function seed(app: FastifyInstance, raw: Raw, smtpPort: number) {
 /**
  * When the outbox row turned `done` and when each batch of in-app rows was inserted, recorded by
  * the database itself (clock_timestamp(), before commit): polling from this process cannot see
- * them on time when the in-process PGlite keeps the event loop busy (see the stall in the report).
+ * them on time while the fan-out keeps the event loop busy (see the stall in the report).
  * Setup, not measured; one row per outbox update and one per insert statement.
  */
 async function installMarks(raw: Raw) {
@@ -399,7 +403,7 @@ export function notificationSection(rows: NotificationRow[], table: Table, extra
     '## Notifications',
     '',
     `One \`notify('wiki.doc.mentioned')\` to ${fmt(USERS)} active users of the demo tenant, default channels ` +
-      'inapp + email, through the service built in the bench process (buildApp, production mode, memory cache), ' +
+      'inapp + email, through the service built in the bench process (buildApp, production mode, memory cache) on a fresh embedded PostgreSQL, ' +
       'its pg-boss worker doing the rest. SMTP goes to a local `smtp-server` (plain, no auth) in a worker thread ' +
       'that counts messages and parses nothing. Seconds from just before `notify()` until: the outbox row is ' +
       '`done` (expansion) and the insert that completed the in-app rows, both stamped by the database ' +

@@ -3,6 +3,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { type Rss, withRss } from './files.ts';
+import { ratioTarget, type Target, verdict } from './targets.ts';
 
 /**
  * The OAuth scenario of `npm run bench` (issue 5, scope item 7): client_credentials tokens/s and
@@ -17,6 +18,8 @@ const FORM = 'application/x-www-form-urlencoded';
 const ATRIUM_PATHS = { token: '/api/oauth2/token', introspect: '/api/oauth2/token/introspect' };
 /** oidc-provider's default routes */
 const OIDC_PATHS = { token: '/token', introspect: '/token/introspection' };
+/** the issue's target: Atrium ≥ 1.0× oidc-provider, tokens and introspections */
+const GOAL = 1.0;
 
 // ---- oidc-provider (child process: `node bench/oauth.ts` with PORT, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET)
 if (process.argv[1] === OIDC_PROVIDER_SCRIPT) await serveOidcProvider();
@@ -176,6 +179,25 @@ async function probe(server: string, url: string, headers: Record<string, string
   return JSON.parse(text) as Record<string, unknown>;
 }
 
+/** Atrium ÷ oidc-provider for each call, against the issue's target. */
+export function oauthTargets(rows: OAuthRow[]): Target[] {
+  const fmt = (n: number) => `${n.toLocaleString('en-US', { maximumFractionDigits: 0 })} req/s`;
+  return rows.flatMap((r) => {
+    const ref = rows.find((o) => o.server === 'oidc-provider' && o.call === r.call);
+    if (r.server !== 'Atrium' || !ref) return [];
+    const valid = [r, ref].every((x) => x.non2xx === 0 && x.errors === 0);
+    return [
+      ratioTarget(
+        `OAuth ${r.call === 'token' ? 'client_credentials tokens/s' : 'introspections/s'} vs oidc-provider`,
+        { text: fmt(r.reqPerSec), n: r.reqPerSec },
+        { text: fmt(ref.reqPerSec), n: ref.reqPerSec },
+        GOAL,
+        valid,
+      ),
+    ];
+  });
+}
+
 // ---- the report section
 type Table = (head: string[], body: string[][], textColumns?: number) => string[];
 
@@ -191,10 +213,24 @@ export function oauthSection(
     n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
   const ms = (n: number) => (n < 1 ? '<1' : fmt(n));
   const reference = (call: OAuthRow['call']) => rows.find((r) => r.server === 'oidc-provider' && r.call === call);
+  const targets = oauthTargets(rows);
+  let atrium = 0;
   const body = [
-    ['bare Fastify, GET / → {ok:true}', '—', '—', fmt(bare.reqPerSec), ms(bare.p50), ms(bare.p99), '—', '—', '1.000'],
+    [
+      'bare Fastify, GET / → {ok:true}',
+      '—',
+      '—',
+      fmt(bare.reqPerSec),
+      ms(bare.p50),
+      ms(bare.p99),
+      '—',
+      '—',
+      '1.000',
+      '—',
+    ],
     ...rows.map((r) => {
       const ref = reference(r.call);
+      const target = r.server === 'Atrium' && ref ? targets[atrium++] : undefined;
       return [
         r.scenario,
         r.server,
@@ -205,6 +241,7 @@ export function oauthSection(
         `${fmt(r.rss.startMiB)} → ${fmt(r.rss.peakMiB)} MiB`,
         r.server === 'Atrium' && ref ? fmt(r.reqPerSec / ref.reqPerSec, 3) : '—',
         fmt(r.reqPerSec / bare.reqPerSec, 3),
+        target ? verdict(target) : '—',
       ];
     }),
   ];
@@ -227,7 +264,7 @@ export function oauthSection(
       'every check reads the application and the token from it. oidc-provider (npm, in a child process of its own, ' +
       'measured while nothing else runs): one client with the same grant and scope, opaque access tokens, its ' +
       'default in-memory adapter (an LRU of 1,000 entries in the process, nothing persisted). Ratio to ' +
-      'oidc-provider = Atrium req/s ÷ oidc-provider req/s for the same call; ratio to bare = req/s ÷ bare Fastify. ' +
+      `oidc-provider = Atrium req/s ÷ oidc-provider req/s for the same call (target ≥ ${GOAL.toFixed(1)}×); ratio to bare = req/s ÷ bare Fastify. ` +
       "RSS: VmRSS of the serving process sampled every 100 ms, from before the row's warm-up to its peak.",
     '',
     ...table(
@@ -241,6 +278,7 @@ export function oauthSection(
         'RSS start → peak',
         'ratio to oidc-provider',
         'ratio to bare',
+        'target',
       ],
       body,
       3,
@@ -256,6 +294,6 @@ export function aloneNote(only: string, loadAtStart: number): string {
   return (
     `run alone (BENCH_ONLY=${only}) on ${new Date().toISOString()}, Node ${process.version}, ` +
     `${os.cpus().length} cores; 1-minute load average ${loadAtStart.toFixed(2)} before, ` +
-    `${(os.loadavg()[0] ?? 0).toFixed(2)} after. The sections above are from the last full run`
+    `${(os.loadavg()[0] ?? 0).toFixed(2)} after. The sections above, and the Targets table at the top, are from the last full run`
   );
 }

@@ -6,7 +6,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import pg from 'pg';
+import { embeddedUrl } from '../packages/server/src/platform/db/embedded-server.ts';
 import {
   CHUNK_SIZE,
   createTestFile,
@@ -16,6 +16,7 @@ import {
   type FileRow,
   fileScenarios,
   MiB,
+  rssMiB,
   staticRows,
   type TestFile,
 } from './files.ts';
@@ -23,9 +24,10 @@ import {
   frontendErrorRows,
   frontendErrorSection,
   frontendErrorsAloneNote,
+  frontendErrorTargets,
   type ReportHarness,
 } from './frontend-errors.ts';
-import { type NotificationRow, notificationScenario, notificationSection } from './notifications.ts';
+import { notificationScenario, notificationSection } from './notifications.ts';
 import {
   aloneNote,
   atriumRows,
@@ -33,17 +35,23 @@ import {
   type OAuthRow,
   OIDC_PROVIDER_SCRIPT,
   oauthSection,
+  oauthTargets,
   oidcProviderRows,
 } from './oauth.ts';
+import { type PgMemory, postgresMemory } from './postgres-memory.ts';
+import { type Capture, captureSql } from './sql-capture.ts';
+import { limitTarget, ratioTarget, type Target, targetTable, verdict } from './targets.ts';
 
 /**
- * `npm run bench`: the service (PGlite, and PostgreSQL when BENCH_DATABASE_URL is set) against a
- * bare Fastify baseline, same machine, same Node, same load; then the file scenarios (bench/files.ts)
- * against the same disk and `@fastify/static`; then the OAuth scenario (bench/oauth.ts) against
- * oidc-provider; then the notification scenario (bench/notifications.ts). Writes
- * bench/results/latest.md. Then the front-end error scenario (bench/frontend-errors.ts).
- * `BENCH_ONLY=notifications`, `oauth` or `frontend-errors` runs that scenario alone and replaces only
- * its section of latest.md.
+ * `npm run bench`: the service as a newcomer runs it (no DATABASE_URL: its embedded PostgreSQL in a
+ * fresh DATA_DIR) against its yardsticks, same machine, same Node, same load: bare Fastify, and bare
+ * Fastify + pg sending exactly the scenario's SQL to the same database server (bench/baseline-pg.ts);
+ * first and later start times, the service's RSS and the PostgreSQL processes' PSS; then the file
+ * scenarios (bench/files.ts) against the same disk and `@fastify/static`; the OAuth scenario
+ * (bench/oauth.ts) against oidc-provider; the notification scenario (bench/notifications.ts); the
+ * front-end error scenario (bench/frontend-errors.ts). Writes bench/results/latest.md, the issue's
+ * targets first. `BENCH_ONLY=notifications`, `oauth` or `frontend-errors` runs that scenario alone and
+ * replaces only its section of latest.md.
  */
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CONNECTIONS = 10;
@@ -52,12 +60,29 @@ const MEASURE_SECONDS = 8;
 const ADMIN_PASSWORD = `Bench#${randomBytes(6).toString('hex')}`;
 const ONLY = process.env.BENCH_ONLY || null;
 const LATEST = join(ROOT, 'bench/results/latest.md');
+const DATABASE = 'embedded PostgreSQL';
+const BASELINE_PG_SCRIPT = join(ROOT, 'bench/baseline-pg.ts');
+/** the issue's targets for the request scenarios, start times and memory */
+const GOALS = {
+  health: 0.8,
+  users: 0.5,
+  usersP99Ms: 20,
+  firstStartS: 10,
+  laterStartS: 3,
+  serviceRssMiB: 200,
+  postgresPssMiB: 100,
+};
 
 type Measure = { reqPerSec: number; p50: number; p99: number; non2xx: number; errors: number };
-type Row = { scenario: string; database: string } & Measure;
+type Row = { scenario: string; yardstick?: { name: string } & Measure; goal?: number } & Measure;
 type Scenario = { name: string; method: 'GET' | 'POST'; path: string; headers?: Record<string, string>; body?: string };
+type Memory = { serviceMiB: number; postgres: PgMemory | null };
+type Service = { child: ChildProcess; url: string; dataDir: string; env: Record<string, string>; startSeconds: number };
+type Lifecycle = { firstStartS: number; laterStartS: number; first: Memory; ready: Memory; end: Memory };
 
 const children = new Set<ChildProcess>();
+/** DATA_DIRs of the services started, for the clean-up of their PostgreSQL if the bench fails */
+const dataDirs = new Set<string>();
 
 async function main() {
   if (ONLY !== null && ONLY !== 'notifications' && ONLY !== 'oauth' && ONLY !== 'frontend-errors')
@@ -70,12 +95,11 @@ async function main() {
   const loadAtStart = os.loadavg()[0] ?? 0;
   const rows: Row[] = [];
   const fileRows: FileRow[] = [];
-  const rss: string[] = [];
   const notes: string[] = [];
 
   const baseline = await startBaseline();
   const bare = await measure(baseline.url, { name: 'bare Fastify, GET / → {ok:true}', method: 'GET', path: '/' });
-  rows.push({ scenario: 'bare Fastify, GET / → {ok:true}', database: '—', ...bare });
+  rows.push({ scenario: 'bare Fastify, GET / → {ok:true}', ...bare });
   await stop(baseline.child);
   const oauthRows: OAuthRow[] = await oidcProviderRows(harness);
 
@@ -97,55 +121,101 @@ async function main() {
   }
   fileRows.push(...staticRows(yardstick));
 
-  const targets: { database: string; url: string | null }[] = [{ database: 'PGlite', url: null }];
-  const pgBase = process.env.BENCH_DATABASE_URL;
-  let pgDb: { url: string; drop: () => Promise<void> } | null = null;
-  if (pgBase) {
-    pgDb = await createDatabase(pgBase);
-    targets.push({ database: 'PostgreSQL', url: pgDb.url });
-  }
-
+  // First start on an empty DATA_DIR (initdb, migrations, seed), stopped, then started again on it:
+  // the later start is the service measured below.
+  let lifecycle: Lifecycle;
+  let captures: Capture[];
+  const first = await startService();
   try {
-    for (const target of targets) {
-      const service = await startService(target.url);
-      const idle = vmRss(service.child.pid);
+    const firstReady = memoryOf(first);
+    await stop(first.child);
+    const service = await restartService(first);
+    const ready = memoryOf(service);
+    try {
+      const token = await signIn(service.url);
+      const bearer = { authorization: `Bearer ${token}` };
+      const health: Scenario = { name: 'GET /api/health', method: 'GET', path: '/api/health' };
+      const users: Scenario = {
+        name: 'GET /api/users?page=1&pageSize=20 (bearer)',
+        method: 'GET',
+        path: '/api/users?page=1&pageSize=20',
+        headers: bearer,
+      };
+      await checkedGet(service.url + users.path, bearer); // caches the principal, as in the load
+      captures = await captureSql(service.dataDir, [
+        { scenario: 'health', url: service.url + health.path },
+        { scenario: 'users', url: service.url + users.path, headers: bearer },
+      ]);
+      const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8'));
+      const yard = await startScript(
+        BASELINE_PG_SCRIPT,
+        { PG_URL: embeddedUrl(service.dataDir), SESSION_ID: String(claims.sid), USER_ID: String(claims.sub) },
+        '/ready',
+      );
       try {
-        for (const scenario of await scenarios(service.url)) {
-          if (scenario.note) notes.push(scenario.note);
-          rows.push({ scenario: scenario.name, database: target.database, ...(await measure(service.url, scenario)) });
+        // each yardstick measured right before its scenario, so both see the same machine
+        for (const [s, goal, what] of [
+          [health, GOALS.health, 'select 1'],
+          [users, GOALS.users, 'page + count'],
+        ] as const) {
+          const name = `bare Fastify + pg, ${s.method} ${s.path.split('?')[0]} → ${what}`;
+          const floor = { name, ...(await measure(yard.url, s)) };
+          rows.push({ scenario: name, ...floor });
+          rows.push({ scenario: s.name, yardstick: floor, goal, ...(await measure(service.url, s)) });
         }
-        rss.push(`${target.database}: ${vmRss(service.child.pid)} (${idle} when ready, before load)`);
-        if (statSync(service.dataDir).dev !== statSync(workDir).dev)
-          notes.push(`${target.database}: DATA_DIR and the test file are on different filesystems`);
-        const token = await signIn(service.url);
-        const pid = service.child.pid;
-        for (const r of await fileScenarios({ ...service, pid }, target.database, token, file, yardstick)) {
-          if (r.note) notes.push(r.note);
-          fileRows.push(r);
-        }
-        oauthRows.push(...(await atriumRows(harness, target.database, service)));
       } finally {
-        await stop(service.child);
-        rmSync(service.dataDir, { recursive: true, force: true });
+        await stop(yard.child);
       }
+      const login = JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD });
+      const json = { 'content-type': 'application/json' };
+      const loginScenario: Scenario = { name: 'POST /api/auth/login', method: 'POST', path: '/api/auth/login' };
+      rows.push({
+        scenario: loginScenario.name,
+        ...(await measure(service.url, { ...loginScenario, headers: json, body: login })),
+      });
+
+      if (statSync(service.dataDir).dev !== statSync(workDir).dev)
+        notes.push('DATA_DIR and the test file are on different filesystems');
+      const pid = service.child.pid;
+      for (const r of await fileScenarios({ ...service, pid }, await signIn(service.url), file, yardstick)) {
+        if (r.note) notes.push(r.note);
+        fileRows.push(r);
+      }
+      oauthRows.push(...(await atriumRows(harness, DATABASE, service)));
+      lifecycle = {
+        firstStartS: first.startSeconds,
+        laterStartS: service.startSeconds,
+        first: firstReady,
+        ready,
+        end: memoryOf(service),
+      };
+    } finally {
+      await stop(service.child);
     }
   } finally {
-    await pgDb?.drop();
+    await stop(first.child);
+    rmSync(first.dataDir, { recursive: true, force: true });
     rmSync(workDir, { recursive: true, force: true });
   }
   // after every service child has stopped: the in-process scenario has the machine to itself
-  const notificationRows = await notificationRuns(pgBase);
-  const reportRows = await frontendErrorRows(reportHarness, pgBase);
+  const notificationRows = [await notificationScenario(DATABASE)];
+  const reportRows = await frontendErrorRows(reportHarness, DATABASE);
 
   const failed = rows.filter((r) => r.non2xx > 0 || r.errors > 0);
-  for (const r of failed)
-    notes.push(`${r.scenario} (${r.database}): ${r.non2xx} non-2xx responses, ${r.errors} errors`);
+  for (const r of failed) notes.push(`${r.scenario}: ${r.non2xx} non-2xx responses, ${r.errors} errors`);
   // Evidence of other work on the machine; the average trails by about a minute, the bench adds about 2.
   notes.unshift(
     `1-minute load average ${loadAtStart.toFixed(2)} before the run, ${(os.loadavg()[0] ?? 0).toFixed(2)} at its end`,
   );
+  const targets = [
+    ...requestTargets(rows),
+    ...lifecycleTargets(lifecycle),
+    ...fileTargets(fileRows),
+    ...oauthTargets(oauthRows),
+    ...frontendErrorTargets(reportRows),
+  ];
   const report = [
-    render(rows, bare.reqPerSec, fileRows, rss, notes),
+    render(rows, bare.reqPerSec, fileRows, lifecycle, captures, targets, notes),
     oauthSection(oauthRows, bare, SETTINGS, table).join('\n'),
     notificationSection(notificationRows, table).join('\n'),
     frontendErrorSection(reportRows, table).join('\n'),
@@ -155,28 +225,14 @@ async function main() {
   console.log(report);
 }
 
-/** The notification scenario on PGlite, then on a fresh PostgreSQL database when BENCH_DATABASE_URL is set. */
-async function notificationRuns(pgBase: string | undefined): Promise<NotificationRow[]> {
-  const rows = [await notificationScenario({ database: 'PGlite', url: null })];
-  if (pgBase) {
-    const db = await createDatabase(pgBase);
-    try {
-      rows.push(await notificationScenario({ database: 'PostgreSQL', url: db.url }));
-    } finally {
-      await db.drop();
-    }
-  }
-  return rows;
-}
-
 /** BENCH_ONLY=notifications: replaces the Notifications section of latest.md, keeps the rest. */
 async function notificationsOnly() {
   const loadAtStart = os.loadavg()[0] ?? 0;
-  const rows = await notificationRuns(process.env.BENCH_DATABASE_URL);
+  const rows = [await notificationScenario(DATABASE)];
   const note =
     `run alone (BENCH_ONLY=notifications) on ${new Date().toISOString()}, Node ${process.version}, ` +
     `${os.cpus().length} cores; 1-minute load average ${loadAtStart.toFixed(2)} before, ` +
-    `${(os.loadavg()[0] ?? 0).toFixed(2)} after. The sections above are from the last full run`;
+    `${(os.loadavg()[0] ?? 0).toFixed(2)} after. The sections above, and the Targets table at the top, are from the last full run`;
   const section = notificationSection(rows, table, [note]).join('\n');
   const previous = existsSync(LATEST) ? readFileSync(LATEST, 'utf8') : '# Atrium benchmark\n';
   const kept = previous.replace(/\n## Notifications\n[\s\S]*?(?=\n## |$)/, '\n').replace(/\n*$/, '\n');
@@ -185,30 +241,19 @@ async function notificationsOnly() {
   console.log(section);
 }
 
-/**
- * BENCH_ONLY=oauth: bare Fastify and oidc-provider, each alone, then the service on PGlite and on a
- * fresh PostgreSQL database when BENCH_DATABASE_URL is set; replaces the OAuth section of latest.md.
- */
+/** BENCH_ONLY=oauth: bare Fastify and oidc-provider, each alone, then a fresh service; replaces the OAuth section of latest.md. */
 async function oauthOnly() {
   const loadAtStart = os.loadavg()[0] ?? 0;
   const baseline = await startBaseline();
   const bare = await measure(baseline.url, { name: 'bare Fastify', method: 'GET', path: '/' });
   await stop(baseline.child);
   const rows = await oidcProviderRows(harness);
-  const pgBase = process.env.BENCH_DATABASE_URL;
-  for (const database of pgBase ? ['PGlite', 'PostgreSQL'] : ['PGlite']) {
-    const db = database === 'PostgreSQL' && pgBase ? await createDatabase(pgBase) : null;
-    try {
-      const service = await startService(db?.url ?? null);
-      try {
-        rows.push(...(await atriumRows(harness, database, service)));
-      } finally {
-        await stop(service.child);
-        rmSync(service.dataDir, { recursive: true, force: true });
-      }
-    } finally {
-      await db?.drop();
-    }
+  const service = await startService();
+  try {
+    rows.push(...(await atriumRows(harness, DATABASE, service)));
+  } finally {
+    await stop(service.child);
+    rmSync(service.dataDir, { recursive: true, force: true });
   }
   const section = oauthSection(rows, bare, SETTINGS, table, [aloneNote('oauth', loadAtStart)]).join('\n');
   const previous = existsSync(LATEST) ? readFileSync(LATEST, 'utf8') : '# Atrium benchmark\n';
@@ -226,7 +271,7 @@ async function oauthOnly() {
 /** BENCH_ONLY=frontend-errors: replaces the Front-end errors section of latest.md, keeps the rest. */
 async function frontendErrorsOnly() {
   const loadAtStart = os.loadavg()[0] ?? 0;
-  const rows = await frontendErrorRows(reportHarness, process.env.BENCH_DATABASE_URL);
+  const rows = await frontendErrorRows(reportHarness, DATABASE);
   const section = frontendErrorSection(rows, table, [frontendErrorsAloneNote(loadAtStart)]).join('\n');
   const previous = existsSync(LATEST) ? readFileSync(LATEST, 'utf8') : '# Atrium benchmark\n';
   const existing = /\n## Front-end errors\n[\s\S]*?(?=\n## |$)/;
@@ -236,38 +281,6 @@ async function frontendErrorsOnly() {
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   writeFileSync(LATEST, next);
   console.log(section);
-}
-
-/** The three scenarios; the user list falls back to /api/auth/me where that route does not exist. */
-async function scenarios(base: string): Promise<(Scenario & { note?: string })[]> {
-  const login = JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD });
-  const json = { 'content-type': 'application/json' };
-  const token = await signIn(base);
-  const bearer = { authorization: `Bearer ${token}` };
-
-  let list: Scenario & { note?: string } = {
-    name: 'GET /api/users?page=1&pageSize=20 (bearer)',
-    method: 'GET',
-    path: '/api/users?page=1&pageSize=20',
-    headers: bearer,
-  };
-  const probe = await fetch(base + list.path, { headers: bearer });
-  if (probe.status === 404) {
-    list = {
-      name: 'GET /api/auth/me (bearer; stands in for /api/users, not served)',
-      method: 'GET',
-      path: '/api/auth/me',
-      headers: bearer,
-      note: '/api/users answered 404 in this build: the signed-in read scenario used /api/auth/me instead.',
-    };
-  } else if (probe.status !== 200) {
-    throw new Error(`GET /api/users answered ${probe.status}: ${await probe.text()}`);
-  }
-  return [
-    { name: 'GET /api/health', method: 'GET', path: '/api/health' },
-    { name: 'POST /api/auth/login', method: 'POST', path: '/api/auth/login', headers: json, body: login },
-    list,
-  ];
 }
 
 /** The platform administrator's access token. */
@@ -298,14 +311,13 @@ async function measure(base: string, s: Scenario): Promise<Measure> {
   };
 }
 
-async function startService(databaseUrl: string | null, extraEnv: Record<string, string> = {}) {
-  const port = await freePort();
+/** The service on a fresh temporary DATA_DIR (no DATABASE_URL: its embedded PostgreSQL), timed from spawn to a 200 from /api/health. */
+async function startService(extraEnv: Record<string, string> = {}): Promise<Service> {
   const dataDir = mkdtempSync(join(os.tmpdir(), 'atrium-bench-'));
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     NODE_ENV: 'production',
     HOST: '127.0.0.1',
-    PORT: String(port),
     DATA_DIR: dataDir,
     JWT_SECRET: randomBytes(48).toString('base64url'),
     SECRET_KEYS: `bench:${randomBytes(32).toString('base64')}`,
@@ -314,13 +326,37 @@ async function startService(databaseUrl: string | null, extraEnv: Record<string,
     LOGIN_IP_LIMIT_PER_MINUTE: '100000',
     LOGIN_ACCOUNT_LIMIT_PER_MINUTE: '100000',
     LOG_LEVEL: 'warn',
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...extraEnv,
   };
+  try {
+    return await restartService({ dataDir, env });
+  } catch (err) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** The service on `dataDir` with the same environment (secrets included), on a new free port. */
+async function restartService(from: { dataDir: string; env: Record<string, string> }): Promise<Service> {
+  const port = await freePort();
+  const env = { ...from.env, PORT: String(port) };
+  dataDirs.add(from.dataDir);
+  const t0 = performance.now();
   const child = launch([join(ROOT, 'packages/server/src/main.ts')], env);
   const url = `http://127.0.0.1:${port}`;
   await waitReady(child, `${url}/api/health`);
-  return { child, url, dataDir };
+  return { child, url, dataDir: from.dataDir, env, startSeconds: (performance.now() - t0) / 1000 };
+}
+
+/** The service's RSS and its PostgreSQL's PSS, now. */
+function memoryOf(service: Service): Memory {
+  return { serviceMiB: rssMiB(service.child.pid), postgres: postgresMemory(service.dataDir) };
+}
+
+async function checkedGet(url: string, headers: Record<string, string>) {
+  const res = await fetch(url, { headers });
+  if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status}: ${await res.text()}`);
+  await res.arrayBuffer();
 }
 
 async function startBaseline() {
@@ -369,7 +405,7 @@ async function startScript(script: string, env: Record<string, string>, readyPat
   return { child, url };
 }
 
-const reportHarness: ReportHarness = { startService, startScript, stop, signIn, createDatabase };
+const reportHarness: ReportHarness = { startService, startScript, stop, signIn };
 const SETTINGS = { connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, measureSeconds: MEASURE_SECONDS };
 
 /** Children run on this same Node binary (npm puts the pinned Node 24 first). */
@@ -390,8 +426,9 @@ function launch(args: string[], env: Record<string, string>): ChildProcess {
   return child;
 }
 
+/** Polls `url` every 20 ms (start times are measured with it) until it answers 2xx. */
 async function waitReady(child: ChildProcess, url: string) {
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${url}: process exited with ${child.exitCode} before it was ready`);
     try {
@@ -399,9 +436,9 @@ async function waitReady(child: ChildProcess, url: string) {
     } catch {
       // not listening yet
     }
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 20));
   }
-  throw new Error(`${url} was not ready within 60 s`);
+  throw new Error(`${url} was not ready within 120 s`);
 }
 
 async function stop(child: ChildProcess) {
@@ -425,78 +462,175 @@ function freePort(): Promise<number> {
   });
 }
 
-/** A fresh database on the benchmark server, dropped afterwards. */
-async function createDatabase(base: string) {
-  const name = `atrium_bench_${process.pid}_${randomBytes(3).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const u = new URL(base);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+// autocannon's histogram has millisecond resolution: 0 means under a millisecond
+const ms = (n: number) => (n < 1 ? '<1' : fmt(n));
+const valid = (...measures: Measure[]) => measures.every((m) => m.non2xx === 0 && m.errors === 0);
+const reqs = (m: Measure) => ({ text: `${fmt(m.reqPerSec)} req/s`, n: m.reqPerSec });
+
+/** Each request scenario with a yardstick ÷ it; the user list's p99 too. */
+function requestTargets(rows: Row[]): Target[] {
+  return rows.flatMap((r) => {
+    if (!r.yardstick || r.goal === undefined) return [];
+    const ratio = ratioTarget(
+      `${r.scenario} vs ${r.yardstick.name}`,
+      reqs(r),
+      reqs(r.yardstick),
+      r.goal,
+      valid(r, r.yardstick),
+    );
+    if (!r.scenario.startsWith('GET /api/users')) return [ratio];
+    const p99 = limitTarget(`${r.scenario}: p99 at ${CONNECTIONS} connections`, r.p99, 'ms', GOALS.usersP99Ms, {
+      strict: true,
+      valid: valid(r),
+    });
+    return [ratio, p99];
+  });
 }
 
-function vmRss(pid: number | undefined): string {
-  try {
-    const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m);
-    return line ? `${(Number(line[1]) / 1024).toFixed(0)} MiB` : 'n/a';
-  } catch {
-    return 'n/a (no /proc)';
-  }
+function lifecycleTargets(l: Lifecycle): Target[] {
+  const pg = l.ready.postgres;
+  return [
+    limitTarget(
+      'first start: spawn → /api/health 200 (initdb, migrations, seed)',
+      l.firstStartS,
+      's',
+      GOALS.firstStartS,
+      { digits: 1 },
+    ),
+    limitTarget('later start on the same DATA_DIR: spawn → /api/health 200', l.laterStartS, 's', GOALS.laterStartS, {
+      digits: 1,
+    }),
+    limitTarget('service RSS when ready (later start, before load)', l.ready.serviceMiB, 'MiB', GOALS.serviceRssMiB),
+    limitTarget(
+      `PostgreSQL PSS when ready (postmaster + ${pg ? pg.processes - 1 : '?'} children)`,
+      pg?.pssMiB ?? Number.NaN,
+      'MiB',
+      GOALS.postgresPssMiB,
+      { valid: pg !== null },
+    ),
+  ];
 }
 
-function render(rows: Row[], bareReqPerSec: number, fileRows: FileRow[], rss: string[], notes: string[]): string {
-  const fmt = (n: number, digits = 0) =>
-    n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-  // autocannon's histogram has millisecond resolution: 0 means under a millisecond
-  const ms = (n: number) => (n < 1 ? '<1' : fmt(n));
+function fileTargets(rows: FileRow[]): Target[] {
+  return rows.flatMap((r) =>
+    r.baseline !== null && r.goal !== undefined
+      ? [
+          ratioTarget(
+            r.scenario,
+            { text: `${fmt(r.value)} ${r.unit}`, n: r.value },
+            { text: `${fmt(r.baseline)} ${r.unit}`, n: r.baseline },
+            r.goal,
+          ),
+        ]
+      : [],
+  );
+}
+
+function render(
+  rows: Row[],
+  bareReqPerSec: number,
+  fileRows: FileRow[],
+  l: Lifecycle,
+  captures: Capture[],
+  targets: Target[],
+  notes: string[],
+): string {
   const cpus = os.cpus();
+  const targetOf = (name: string) => targets.find((t) => t.name === name);
+  const memory = (m: Memory) =>
+    m.postgres
+      ? `service ${fmt(m.serviceMiB)} MiB RSS; PostgreSQL ${fmt(m.postgres.pssMiB)} MiB PSS (${m.postgres.processes} processes)`
+      : `service ${fmt(m.serviceMiB)} MiB RSS; PostgreSQL: no postmaster.pid`;
   const lines = [
     '# Atrium benchmark',
     '',
-    `${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up then ${MEASURE_SECONDS} s measured per scenario; ` +
-      'load generator (autocannon) on the same machine. Ratio = scenario req/s ÷ bare Fastify req/s.',
+    `The service as a newcomer runs it: no DATABASE_URL, so its embedded PostgreSQL in a fresh DATA_DIR. ` +
+      `${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up then ${MEASURE_SECONDS} s measured per scenario; ` +
+      'load generator (autocannon) on the same machine. Each target against its yardstick of the same run.',
+    '',
+    '## Targets',
+    '',
+    ...targetTable(targets, table),
+    '',
+    '## Requests',
+    '',
+    'Ratio to bare = req/s ÷ bare Fastify (one route, no database). Yardstick = bare Fastify + pg ' +
+      "(bench/baseline-pg.ts): the same SQL statements the service sends for the scenario (below), through a `pg` pool of the service's default size, " +
+      'to the same PostgreSQL server and database in the same run, measured right before the scenario; ratio to yardstick = our ' +
+      "overhead over the database's limit.",
     '',
     ...table(
-      ['scenario', 'database', 'req/s', 'p50 ms', 'p99 ms', 'ratio to bare'],
-      rows.map((r) => [
-        r.scenario,
-        r.database,
-        fmt(r.reqPerSec),
-        ms(r.p50),
-        ms(r.p99),
-        fmt(r.reqPerSec / bareReqPerSec, 3),
-      ]),
+      ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'ratio to bare', 'yardstick req/s', 'ratio to yardstick', 'target'],
+      rows.map((r) => {
+        const ratio = r.yardstick ? targetOf(`${r.scenario} vs ${r.yardstick.name}`) : undefined;
+        const p99 = targetOf(`${r.scenario}: p99 at ${CONNECTIONS} connections`);
+        return [
+          r.scenario,
+          fmt(r.reqPerSec),
+          ms(r.p50),
+          ms(r.p99),
+          fmt(r.reqPerSec / bareReqPerSec, 3),
+          r.yardstick ? fmt(r.yardstick.reqPerSec) : '—',
+          r.yardstick ? fmt(r.reqPerSec / r.yardstick.reqPerSec, 3) : '—',
+          [ratio, p99]
+            .filter((t) => t !== undefined)
+            .map((t) => (t === p99 ? `p99 ${verdict(t)}` : verdict(t)))
+            .join('; ') || '—',
+        ];
+      }),
+      1,
     ),
     '',
-    `- Service RSS after the runs: ${rss.join('; ')}`,
+    ...captures.map(
+      (c) =>
+        `- SQL per ${c.scenario} request in this run (\`log_statement = all\` on the server, 20 requests): ` +
+        `${c.statements.map((t) => `\`${t.length > 90 ? `${t.slice(0, 90)}…` : t}\``).join(', ') || 'none captured'} — ` +
+        (c.same
+          ? 'the statements of the yardstick'
+          : '**not the statements of the yardstick** (bench/yardstick-sql.ts): its ratio is not against the same SQL'),
+    ),
+    '- The bearer check needs no SQL while the principal is cached (60 s per session); on a miss it sends 3 ' +
+      'statements (session, user, last-activity touch), and the yardstick does the same once per 60 s.',
+    '',
+    '## Start and memory',
+    '',
+    'Start = spawn of `node packages/server/src/main.ts` → first 200 from `GET /api/health` (polled every 20 ms). ' +
+      'Service: VmRSS of its process. PostgreSQL: PSS (`/proc/<pid>/smaps_rollup`) summed over the postmaster ' +
+      '(`DATA_DIR/pg/postmaster.pid`) and every process below it; PSS counts shared pages once in all.',
+    '',
+    ...table(
+      ['measurement', 'value', 'target'],
+      [
+        ...lifecycleTargets(l).map((t) => [t.name, t.measured, verdict(t)]),
+        ['when ready after the first start', memory(l.first), '—'],
+        ['at the end of the run (after the file and OAuth scenarios)', memory(l.end), '—'],
+      ],
+      1,
+    ),
     '',
     '## Files',
     '',
     `One ${FILE_SIZE / MiB} MiB file of random bytes per run. Uploads: ratio = MiB/s ÷ streaming the same bytes ` +
-      "into the service's DATA_DIR with an fsync (the disk row of the same database). Downloads: ratio = " +
-      '÷ `@fastify/static` serving the same file from disk (the — rows). RSS: VmRSS sampled every 100 ms ' +
+      "into the service's DATA_DIR with an fsync (the disk row). Downloads: ratio = " +
+      '÷ `@fastify/static` serving the same file from disk. RSS: VmRSS sampled every 100 ms ' +
       `during the scenario, at its start → its peak. Chunks of ${CHUNK_SIZE / MiB} MiB, sent one after another.`,
     '',
     ...table(
-      ['scenario', 'database', 'result', 'yardstick', 'ratio', 'RSS start → peak'],
-      fileRows.map((r) => [
-        r.scenario,
-        r.database,
-        `${fmt(r.value)} ${r.unit}`,
-        r.baseline === null ? '—' : `${fmt(r.baseline)} ${r.unit}`,
-        r.baseline === null ? '—' : fmt(r.value / r.baseline, 3),
-        r.rss ? `${r.rss.process} ${fmt(r.rss.startMiB)} → ${fmt(r.rss.peakMiB)} MiB` : '—',
-      ]),
+      ['scenario', 'result', 'yardstick', 'ratio', 'target', 'RSS start → peak'],
+      fileRows.map((r) => {
+        const t = targetOf(r.scenario);
+        return [
+          r.scenario,
+          `${fmt(r.value)} ${r.unit}`,
+          r.baseline === null ? '—' : `${fmt(r.baseline)} ${r.unit}`,
+          r.baseline === null ? '—' : fmt(r.value / r.baseline, 3),
+          t ? verdict(t) : '—',
+          r.rss ? `${r.rss.process} ${fmt(r.rss.startMiB)} → ${fmt(r.rss.peakMiB)} MiB` : '—',
+        ];
+      }),
+      1,
     ),
     '',
     `- Machine: ${cpus.length} cores (${cpus[0]?.model.trim() ?? 'unknown'}), ${fmt(os.totalmem() / 2 ** 30, 1)} GiB RAM, ${os.platform()} ${os.release()}`,
@@ -519,6 +653,14 @@ function table(head: string[], body: string[][], textColumns = 2): string[] {
 
 const shutdown = () => {
   for (const c of children) c.kill('SIGKILL');
+  // A killed service leaves its PostgreSQL running: a fast shutdown of each postmaster still there.
+  for (const dir of dataDirs) {
+    try {
+      process.kill(Number(readFileSync(join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]), 'SIGINT');
+    } catch {
+      // stopped cleanly already (no pid file)
+    }
+  }
 };
 process.on('SIGINT', () => {
   shutdown();
