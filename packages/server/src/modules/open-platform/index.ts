@@ -40,7 +40,7 @@ export function createOpenPlatformModule(ctx: AppContext, deps: OpenPlatformDeps
     ctx,
     issuer: issuerOf(ctx),
     scopes,
-    store: tokenStore({
+    store: tokenStore(ctx.db, {
       accessSeconds: ctx.config.oauthAccessTokenTtlSeconds,
       refreshSeconds: ctx.config.oauthRefreshTokenTtlSeconds,
     }),

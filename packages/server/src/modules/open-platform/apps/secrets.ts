@@ -17,11 +17,11 @@ export type StoredSecrets = {
 };
 
 /**
- * Whether `presented` is the current secret, or the previous one within its grace period.
- * Both digests are always compared, so timing does not tell which one matched.
+ * Whether `digest` (the SHA-256 of the presented secret) is that of the current secret, or of the
+ * previous one within its grace period. Both digests are always compared, so timing does not tell
+ * which one matched.
  */
-export function secretMatches(stored: StoredSecrets, presented: string, now: Date): boolean {
-  const digest = hashSecret(presented);
+export function digestMatches(stored: StoredSecrets, digest: string, now: Date): boolean {
   const current = stored.secretHash !== null && constantTimeEqual(digest, stored.secretHash);
   const previousLive =
     stored.previousSecretHash !== null &&

@@ -1,8 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { oauthError } from '../../../platform/http/errors.ts';
-import { authenticateClient } from './client-auth.ts';
+import { type AuthenticatedClient, authenticateClient, clientRefused } from './client-auth.ts';
 import type { OAuthDeps } from './deps.ts';
-import { findLiveToken } from './tokens.ts';
 
 export type Introspection =
   | { active: false }
@@ -22,19 +21,27 @@ export type Introspection =
 /**
  * RFC 7662. The caller authenticates as a confidential client (§2.1: the endpoint must be
  * protected); it learns about tokens of its own tenant only, anything else is `active: false`
- * (§2.2: no reason is given for an inactive token).
+ * (§2.2: no reason is given for an inactive token). The caller's cached record is confirmed by the
+ * lookup's own statement; if the application changed meanwhile, it is read again once.
  */
 export async function introspect(
   deps: OAuthDeps,
   req: FastifyRequest & { body: { token?: string; client_id?: string; client_secret?: string } },
 ): Promise<Introspection> {
-  const { ctx } = deps;
-  const { client } = await authenticateClient(deps.clients, req, ctx.clock());
-  if (client.clientType !== 'confidential') {
-    throw oauthError('invalid_client', 'introspection needs a confidential client');
-  }
-  if (!req.body.token) throw oauthError('invalid_request', 'token is required');
-  const live = await findLiveToken(ctx.db, req.body.token, ctx.clock());
+  const now = deps.ctx.clock();
+  const lookup = async (auth: AuthenticatedClient) => {
+    if (auth.client.clientType !== 'confidential' || auth.proof === null) {
+      throw oauthError('invalid_client', 'introspection needs a confidential client');
+    }
+    if (!req.body.token) throw oauthError('invalid_request', 'token is required');
+    const found = await deps.store.introspect(auth.client.id, auth.proof, req.body.token, now);
+    return found && { client: auth.client, live: found.token };
+  };
+  const result =
+    (await lookup(await authenticateClient(deps.clients, 'cache', req, now))) ??
+    (await lookup(await authenticateClient(deps.clients, 'database', req, now)));
+  if (!result) throw clientRefused();
+  const { client, live } = result;
   if (!live || live.token.tenantId !== client.tenantId) return { active: false };
   const t = live.token;
   const user = t.userId === null ? null : await deps.user(t.userId);

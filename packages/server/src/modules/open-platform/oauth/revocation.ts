@@ -14,7 +14,8 @@ export async function revoke(
   req: FastifyRequest & { body: { token?: string; client_id?: string; client_secret?: string } },
 ): Promise<Record<string, never>> {
   const { ctx } = deps;
-  const { client } = await authenticateClient(deps.clients, req, ctx.clock());
+  // revocation does not re-check the application in its statements: its record is read afresh
+  const { client } = await authenticateClient(deps.clients, 'database', req, ctx.clock());
   if (!req.body.token) throw oauthError('invalid_request', 'token is required');
   const token = await findToken(ctx.db, req.body.token);
   if (token && token.appId === client.id) {

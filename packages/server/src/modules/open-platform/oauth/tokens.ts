@@ -1,7 +1,10 @@
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import { randomToken, sha256 } from '../../../platform/crypto/digest.ts';
 import type { Db } from '../../../platform/db/client.ts';
+import { acceptsProof } from '../apps/clients.ts';
 import { openApps } from '../apps/tables.ts';
+import { clientTokenWriter } from './client-token-writer.ts';
 import { oauthCodes, oauthConsents, oauthTokens, type TokenKind } from './tables.ts';
 
 export type TokenRecord = typeof oauthTokens.$inferSelect;
@@ -27,9 +30,48 @@ const after = (now: Date, seconds: number) => new Date(now.getTime() + seconds *
  * The token store: opaque random tokens out, SHA-256 digests in. Every lookup is one indexed
  * query on the digest; revocation is immediate because nothing is cached.
  */
-export function tokenStore(lifetimes: Lifetimes) {
+export function tokenStore(db: Db, lifetimes: Lifetimes) {
+  const clientTokens = clientTokenWriter(db);
+  const introspection = introspectionQuery(db);
   return {
     lifetimes,
+
+    /**
+     * A client_credentials access token for the application `proof` authenticated, written with
+     * the concurrent ones (client-token-writer.ts); null when the application no longer accepts
+     * the proof or the scopes.
+     */
+    async issueClientToken(
+      input: { appId: number; proof: string; scopes: string[] },
+      now: Date,
+    ): Promise<Issued | null> {
+      const accessToken = randomToken();
+      const written = await clientTokens.write({
+        ...input,
+        tokenHash: sha256(accessToken),
+        expiresAt: after(now, lifetimes.accessSeconds),
+        now,
+      });
+      return written
+        ? { accessToken, refreshToken: null, expiresIn: lifetimes.accessSeconds, scopes: input.scopes }
+        : null;
+    },
+
+    /**
+     * The token as introspection sees it, if the caller (`callerId`, authenticated by `proof` from
+     * a cached record) is still accepted by its application's row: null when it no longer is;
+     * `token: null` when the token is unknown, dead, or of a disabled application.
+     */
+    async introspect(callerId: number, proof: string, token: string, now: Date) {
+      const [row] = await introspection.execute({
+        callerId,
+        proof,
+        tokenHash: sha256(token),
+        now: now.toISOString(),
+      });
+      if (!row) return null;
+      return { token: row.token && row.clientId !== null ? { token: row.token, clientId: row.clientId } : null };
+    },
 
     async issue(tx: Db, input: IssueInput, now: Date): Promise<Issued> {
       const accessToken = randomToken();
@@ -61,6 +103,29 @@ export function tokenStore(lifetimes: Lifetimes) {
 }
 
 export type TokenStore = ReturnType<typeof tokenStore>;
+
+/**
+ * Introspection's one statement, prepared once (PostgreSQL plans it once per connection): the
+ * caller's application as it is now, and the live token (not expired, revoked or used) with the
+ * client_id of its application if that is active.
+ */
+function introspectionQuery(db: Db) {
+  const caller = alias(openApps, 'caller');
+  const owner = alias(openApps, 'owner');
+  const t = oauthTokens;
+  const now = sql.placeholder('now');
+  return db
+    .select({ token: t, clientId: owner.clientId })
+    .from(caller)
+    .leftJoin(
+      t,
+      and(eq(t.tokenHash, sql.placeholder('tokenHash')), isNull(t.revokedAt), isNull(t.usedAt), gt(t.expiresAt, now)),
+    )
+    .leftJoin(owner, and(eq(owner.id, t.appId), eq(owner.status, 'active')))
+    .where(and(eq(caller.id, sql.placeholder('callerId')), acceptsProof(caller, sql.placeholder('proof'), now)))
+    .limit(1)
+    .prepare('oauth_introspection');
+}
 
 /** A token by its value, whatever its state (null when unknown). */
 export async function findToken(db: Db, token: string): Promise<TokenRecord | null> {

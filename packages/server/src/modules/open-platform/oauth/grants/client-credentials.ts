@@ -1,6 +1,6 @@
 import { oauthError } from '../../../../platform/http/errors.ts';
-import type { ClientRecord } from '../../apps/clients.ts';
 import { checkGrantAllowed, checkScopes } from '../checks.ts';
+import type { AuthenticatedClient } from '../client-auth.ts';
 import type { OAuthDeps } from '../deps.ts';
 import { type TokenResponse, tokenResponse } from './token-response.ts';
 
@@ -10,22 +10,20 @@ export type ClientCredentialsParams = { scope?: string };
 /**
  * client_credentials (RFC 6749 §4.4): confidential clients only (§4.4: "MUST only be used by
  * confidential clients"), scope ⊆ allowedScopes (identity scopes excluded), and never a refresh
- * token (§4.4.3). The token acts for the application's tenant, with no user.
+ * token (§4.4.3). The token acts for the application's tenant, with no user. Null when the
+ * database refused the token because the application changed since its record was read
+ * (client-token-writer.ts): the caller reads the record again.
  */
 export async function clientCredentialsGrant(
   deps: OAuthDeps,
-  client: ClientRecord,
+  { client, proof }: AuthenticatedClient,
   params: ClientCredentialsParams,
-): Promise<TokenResponse> {
-  if (client.clientType !== 'confidential') {
+): Promise<TokenResponse | null> {
+  if (client.clientType !== 'confidential' || proof === null) {
     throw oauthError('unauthorized_client', 'client_credentials is for confidential clients only');
   }
   checkGrantAllowed(client, 'client_credentials');
   const scopes = checkScopes(deps.scopes, client, params.scope, { withUser: false });
-  const issued = await deps.store.issue(
-    deps.ctx.db,
-    { tenantId: client.tenantId, appId: client.id, userId: null, scopes, familyId: null, withRefresh: false },
-    deps.ctx.clock(),
-  );
-  return tokenResponse(deps, client, issued, null);
+  const issued = await deps.store.issueClientToken({ appId: client.id, proof, scopes }, deps.ctx.clock());
+  return issued && tokenResponse(deps, client, issued, null);
 }
