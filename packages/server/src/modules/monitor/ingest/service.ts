@@ -1,7 +1,7 @@
 import type { Static } from 'typebox';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { AppContext } from '../../../platform/context.ts';
-import { activeSiteByKey } from '../sites/repository.ts';
+import type { SiteRow } from '../sites/repository.ts';
 import type { ErrorLevel } from '../tables.ts';
 import { ingestErrors } from './errors.ts';
 import { fingerprintOf } from './fingerprint.ts';
@@ -36,6 +36,9 @@ export type IngestHooks = {
   }): void;
 };
 
+/** The active site a public key names, or null (the sites module's cache). */
+export type ActiveSite = (siteKey: string) => Promise<SiteRow | null>;
+
 const cut = (s: string | undefined, max: number) => (s ?? '').slice(0, max);
 
 /**
@@ -44,7 +47,7 @@ const cut = (s: string | undefined, max: number) => (s ?? '').slice(0, max);
  * (platform scope). The affected identity is the user or member, else the anonymous session.
  */
 async function attribute(
-  ctx: AppContext,
+  activeSite: ActiveSite,
   r: ReportRequest,
 ): Promise<{ tenantId: number | null; identity: string | null }> {
   const p = r.scope.principal;
@@ -52,18 +55,18 @@ async function attribute(
   if (p?.kind === 'member') return { tenantId: r.scope.tenantId, identity: `m:${p.memberId}` };
   const identity = r.body.sessionId ? `a:${r.body.sessionId}` : null;
   if (r.siteKey === undefined) return { tenantId: null, identity };
-  const site = await activeSiteByKey(ctx.db, r.siteKey);
+  const site = await activeSite(r.siteKey);
   if (!site) throw ingestErrors.unknownSiteKey();
   if (!r.origin || !site.allowedOrigins.includes(r.origin.toLowerCase())) throw ingestErrors.originNotAllowed();
   return { tenantId: site.tenantId, identity };
 }
 
 /** Ingestion of front-end error reports and their grouping into issues (spec §2.5, §3.4, §8). */
-export function createIngestService(ctx: AppContext, hooks: IngestHooks = {}) {
+export function createIngestService(ctx: AppContext, activeSite: ActiveSite, hooks: IngestHooks = {}) {
   const ignore = createIgnoreMatcher(ctx.settings, ctx.clock);
   return {
     async report(r: ReportRequest): Promise<ReportOutcome> {
-      const { tenantId, identity } = await attribute(ctx, r);
+      const { tenantId, identity } = await attribute(activeSite, r);
       const b = r.body;
       const message = cut(b.message, LIMITS.message);
       // Matched against the stored (truncated) message: what the issue will show is what is filtered.
