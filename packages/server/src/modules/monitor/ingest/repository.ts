@@ -1,4 +1,5 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import type { Db } from '../../../platform/db/client.ts';
 import type { ErrorLevel, ErrorType } from '../tables.ts';
 
@@ -30,6 +31,17 @@ export type Occurrence = {
 
 type Row = Record<string, unknown>;
 const rowsOf = (r: unknown) => (r as { rows: Row[] }).rows;
+const dialect = new PgDialect();
+
+/**
+ * Runs a statement as a named prepared statement: PostgreSQL parses and plans it once per
+ * connection instead of once per report (planning cost as much as executing). The text must be
+ * the same for every call under one name; only the parameters vary.
+ */
+async function executePrepared(db: Db, name: string, statement: SQL): Promise<Row[]> {
+  const query = dialect.sqlToQuery(statement);
+  return rowsOf(await db._.session.prepareQuery(query, undefined, name, false).execute());
+}
 
 /**
  * Records one report (spec §2.5, §3.4) in one statement, two when its identity is new to the
@@ -47,8 +59,10 @@ export async function recordOccurrence(
   const at = o.at.toISOString();
   // The identity is only touched here when it is already recorded: a statement cannot both
   // upsert the group row and bump its identity_count (one row, modified once per statement).
-  const [row] = rowsOf(
-    await db.execute(sql`
+  const [row] = await executePrepared(
+    db,
+    'monitor_record_report',
+    sql`
       WITH g AS (
         INSERT INTO error_groups (tenant_id, fingerprint, environment, type, message, normalized_message,
           top_frame, source_file, level, event_count, first_release, last_release, first_seen_at, last_seen_at)
@@ -76,7 +90,7 @@ export async function recordOccurrence(
         FROM g WHERE i.group_id = g.id AND i.identity = ${o.identity}
         RETURNING 1
       )
-      SELECT g.id AS group_id, g.inserted, e.id AS event_id, EXISTS (SELECT 1 FROM seen) AS identity_seen FROM g, e`),
+      SELECT g.id AS group_id, g.inserted, e.id AS event_id, EXISTS (SELECT 1 FROM seen) AS identity_seen FROM g, e`,
   );
   if (!row) throw new Error('error report statement returned no row');
   const groupId = Number(row.group_id);
@@ -90,7 +104,10 @@ export async function recordOccurrence(
  * so the count rises once per identity.
  */
 async function addIdentity(db: Db, groupId: number, identity: string, tenantId: number | null, at: string) {
-  await db.execute(sql`
+  await executePrepared(
+    db,
+    'monitor_add_identity',
+    sql`
     WITH i AS (
       INSERT INTO error_group_identities (group_id, identity, tenant_id, first_seen_at, last_seen_at)
       VALUES (${groupId}, ${identity}, ${tenantId}, ${at}::timestamptz, ${at}::timestamptz)
@@ -98,5 +115,6 @@ async function addIdentity(db: Db, groupId: number, identity: string, tenantId: 
       RETURNING (xmax = 0) AS inserted
     )
     UPDATE error_groups SET identity_count = identity_count + 1
-    WHERE id = ${groupId} AND (SELECT inserted FROM i)`);
+    WHERE id = ${groupId} AND (SELECT inserted FROM i)`,
+  );
 }
