@@ -6,7 +6,7 @@ import type { ErrorLevel } from '../tables.ts';
 import { ingestErrors } from './errors.ts';
 import { fingerprintOf } from './fingerprint.ts';
 import { createIgnoreMatcher } from './ignore-patterns.ts';
-import { recordOccurrence } from './repository.ts';
+import { createReportWriter } from './report-writer.ts';
 import { LIMITS, type ReportBody } from './schemas.ts';
 import { parseUserAgent } from './user-agent.ts';
 
@@ -64,6 +64,7 @@ async function attribute(
 /** Ingestion of front-end error reports and their grouping into issues (spec §2.5, §3.4, §8). */
 export function createIngestService(ctx: AppContext, activeSite: ActiveSite, hooks: IngestHooks = {}) {
   const ignore = createIgnoreMatcher(ctx.settings, ctx.clock);
+  const writer = createReportWriter(ctx.db, ctx.log);
   return {
     async report(r: ReportRequest): Promise<ReportOutcome> {
       const { tenantId, identity } = await attribute(activeSite, r);
@@ -87,7 +88,7 @@ export function createIngestService(ctx: AppContext, activeSite: ActiveSite, hoo
         ...(b.column !== undefined ? { column: b.column } : {}),
       };
       const userAgent = cut(r.userAgent, LIMITS.url);
-      const { groupId, eventId, isNew } = await recordOccurrence(ctx.db, {
+      const { groupId, eventId, isNew } = await writer.record({
         tenantId,
         ...fp,
         environment,

@@ -1,0 +1,81 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../../platform/db/client.ts';
+import { addIdentities, type NewIdentity, type Occurrence, type Recorded, recordBatch } from './repository.ts';
+
+/** large enough to take a burst from many connections, small enough to keep one statement short */
+const MAX_BATCH = 100;
+
+type Waiting = { o: Occurrence; done: (r: Recorded) => void; failed: (err: unknown) => void };
+
+/**
+ * Group commit of reports. A report arriving while no batch is being written is written at once,
+ * alone; the reports arriving while one is written wait for it and then go together, in one
+ * statement. Every report is answered only after its batch committed, so a 202 still means
+ * stored. Under load this turns many small statements (each a round trip, a plan and a WAL
+ * flush) into a few larger ones; when idle it adds nothing.
+ *
+ * One batch at a time per instance, so an instance's batches never wait on each other's row
+ * locks. A batch the database refuses (a deadlock with another instance's batch, one report it
+ * cannot store) stored nothing, and is retried report by report, so a failure stays the report's
+ * own.
+ */
+export function createReportWriter(db: Db, log: FastifyBaseLogger) {
+  let queue: Waiting[] = [];
+  let writing = false;
+
+  async function writeAll() {
+    writing = true;
+    try {
+      while (queue.length) {
+        const batch = queue.slice(0, MAX_BATCH);
+        queue = queue.slice(MAX_BATCH);
+        await write(batch);
+      }
+    } finally {
+      writing = false;
+    }
+  }
+
+  async function write(batch: Waiting[]) {
+    let result: Awaited<ReturnType<typeof recordBatch>>;
+    try {
+      result = await recordBatch(
+        db,
+        batch.map((w) => w.o),
+      );
+    } catch (err) {
+      if (batch.length === 1) return batch[0]?.failed(err);
+      log.warn({ err, reports: batch.length }, 'error report batch refused: retried one by one');
+      for (const w of batch) await write([w]);
+      return;
+    }
+    // The reports are stored: whatever happens to the identities, they are answered as such.
+    await addNew(result.newIdentities);
+    batch.forEach((w, i) => {
+      w.done(result.recorded[i] as Recorded);
+    });
+  }
+
+  /** A refused identity statement stored nothing; one by one, a still-refused identity is logged and left uncounted. */
+  async function addNew(ids: NewIdentity[]) {
+    if (!ids.length) return;
+    try {
+      await addIdentities(db, ids);
+    } catch (err) {
+      if (ids.length === 1) return log.error({ err, groupId: ids[0]?.groupId }, 'error report: identity not recorded');
+      for (const id of ids) await addNew([id]);
+    }
+  }
+
+  return {
+    /** resolves once the report is stored */
+    record(o: Occurrence): Promise<Recorded> {
+      return new Promise((done, failed) => {
+        queue.push({ o, done, failed });
+        if (!writing) void writeAll();
+      });
+    },
+  };
+}
+
+export type ReportWriter = ReturnType<typeof createReportWriter>;
