@@ -1,14 +1,13 @@
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReportWriter } from '../../src/modules/monitor/ingest/report-writer.ts';
-import type { Occurrence } from '../../src/modules/monitor/ingest/repository.ts';
+import { addIdentities, type Occurrence, recordBatch } from '../../src/modules/monitor/ingest/repository.ts';
 import { errorEvents, errorGroupIdentities, errorGroups } from '../../src/modules/monitor/tables.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 
 /**
- * The report writer batches the reports that arrive while a batch is being written (group
- * commit). Reports given in one tick all wait behind the first one and are written as one batch;
- * each must come out as if written alone.
+ * Reports are written in batches (group commit): each report of a batch must come out as if
+ * written alone, and batches written at the same moment must not disturb each other.
  */
 let t: TestApp;
 beforeAll(async () => {
@@ -50,8 +49,11 @@ function occurrence(fingerprint: string, o: Partial<Occurrence> = {}): Occurrenc
 
 describe('report batches', () => {
   it('counts, identities, first texts, last release and new flags come out as one by one', async () => {
-    const writer = createReportWriter(db(), t.app.ctx.log);
-    // the first report is written alone; the other eleven wait and go as one batch
+    const write = async (os: Occurrence[]) => {
+      const { recorded, newIdentities } = await recordBatch(db(), os);
+      if (newIdentities.length) await addIdentities(db(), newIdentities);
+      return recorded;
+    };
     const list = [
       occurrence('warm'),
       occurrence('a', { identity: 'a:1', release: '1.0', message: 'first a' }),
@@ -66,7 +68,7 @@ describe('report batches', () => {
       occurrence('c'),
       occurrence('a', { identity: 'a:2' }),
     ];
-    const results = await Promise.all(list.map((o) => writer.record(o)));
+    const results = await write(list);
 
     const ids = results.map((r) => r.eventId);
     expect(new Set(ids).size).toBe(list.length);
@@ -126,10 +128,10 @@ describe('report batches', () => {
     });
 
     // the next batch adds to the same issues: a known identity is not counted again
-    const more = await Promise.all([
-      writer.record(occurrence('warm')),
-      writer.record(occurrence('a', { identity: 'a:1', release: '' })),
-      writer.record(occurrence('a', { identity: 'a:4' })),
+    const more = await write([
+      occurrence('warm'),
+      occurrence('a', { identity: 'a:1', release: '' }),
+      occurrence('a', { identity: 'a:4' }),
     ]);
     expect(more.map((r) => r.isNew)).toEqual([false, false, false]);
     const [after] = await db()
@@ -137,6 +139,21 @@ describe('report batches', () => {
       .from(errorGroups)
       .where(eq(errorGroups.id, groupOf('a') as number));
     expect(after).toMatchObject({ eventCount: 8, identityCount: 4, lastRelease: '1.1' });
+  });
+
+  it('batches written at once count a new identity once and keep its latest time', async () => {
+    const writer = createReportWriter(db(), t.app.ctx.log);
+    // each of these can be in a batch of its own, written while the others are: none sees the
+    // identity recorded, so every batch tries to add it
+    const list = Array.from({ length: 6 }, () => occurrence('race', { identity: 'a:racer' }));
+    const results = await Promise.all(list.map((o) => writer.record(o)));
+    const groupId = results[0]?.groupId as number;
+    expect(new Set(results.map((r) => r.groupId))).toEqual(new Set([groupId]));
+    expect(results.filter((r) => r.isNew)).toHaveLength(1);
+    const [group] = await db().select().from(errorGroups).where(eq(errorGroups.id, groupId));
+    expect(group).toMatchObject({ eventCount: 6, identityCount: 1 });
+    const ids = await db().select().from(errorGroupIdentities).where(eq(errorGroupIdentities.groupId, groupId));
+    expect(ids.map((i) => [i.identity, i.lastSeenAt])).toEqual([['a:racer', list[5]?.at]]);
   });
 
   it('a report the database refuses fails alone; the rest of its batch is stored', async () => {

@@ -4,27 +4,32 @@ import { addIdentities, type NewIdentity, type Occurrence, type Recorded, record
 
 /** large enough to take a burst from many connections, small enough to keep one statement short */
 const MAX_BATCH = 100;
+/**
+ * Batches written at once. A commit waits for its WAL flush (milliseconds on a slow disk): with
+ * two, one batch fills while the other commits, and concurrent commits share a flush.
+ */
+const WRITERS = 2;
 
 type Waiting = { o: Occurrence; done: (r: Recorded) => void; failed: (err: unknown) => void };
 
 /**
- * Group commit of reports. A report arriving while no batch is being written is written at once,
- * alone; the reports arriving while one is written wait for it and then go together, in one
+ * Group commit of reports. A report arriving while fewer than WRITERS batches are being written
+ * is written at once, alone; the reports arriving meanwhile wait and go together, in one
  * statement. Every report is answered only after its batch committed, so a 202 still means
  * stored. Under load this turns many small statements (each a round trip, a plan and a WAL
  * flush) into a few larger ones; when idle it adds nothing.
  *
- * One batch at a time per instance, so an instance's batches never wait on each other's row
- * locks. A batch the database refuses (a deadlock with another instance's batch, one report it
+ * Concurrent batches (here or on other instances) lock groups in one order, so they wait on each
+ * other at worst, never in a cycle (repository.ts). A batch the database refuses (one report it
  * cannot store) stored nothing, and is retried report by report, so a failure stays the report's
  * own.
  */
 export function createReportWriter(db: Db, log: FastifyBaseLogger) {
   let queue: Waiting[] = [];
-  let writing = false;
+  let writing = 0;
 
   async function writeAll() {
-    writing = true;
+    writing++;
     try {
       while (queue.length) {
         const batch = queue.slice(0, MAX_BATCH);
@@ -32,7 +37,7 @@ export function createReportWriter(db: Db, log: FastifyBaseLogger) {
         await write(batch);
       }
     } finally {
-      writing = false;
+      writing--;
     }
   }
 
@@ -72,7 +77,7 @@ export function createReportWriter(db: Db, log: FastifyBaseLogger) {
     record(o: Occurrence): Promise<Recorded> {
       return new Promise((done, failed) => {
         queue.push({ o, done, failed });
-        if (!writing) void writeAll();
+        if (writing < WRITERS) void writeAll();
       });
     },
   };

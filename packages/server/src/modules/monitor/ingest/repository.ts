@@ -120,8 +120,9 @@ export async function recordBatch(
           environment, breadcrumbs, context, http, replay_id, user_agent, browser, os, identity, ip, at
         FROM rg
       ), seen AS (
-        -- identities already recorded: touched here, once per issue, with their latest time
-        UPDATE error_group_identities i SET last_seen_at = p.at
+        -- identities already recorded: touched here, once per issue, with their latest time, only
+        -- once every group of the batch is locked (the aggregate reads all of rg first)
+        UPDATE error_group_identities i SET last_seen_at = greatest(i.last_seen_at, p.at)
         FROM (SELECT group_id, identity, max(at) AS at FROM rg WHERE identity IS NOT NULL GROUP BY 1, 2) p
         WHERE i.group_id = p.group_id AND i.identity = p.identity
         RETURNING i.group_id, i.identity
@@ -153,22 +154,29 @@ export async function recordBatch(
 
 /**
  * Identities new to their issue and the issues' identity_count, together. The unique index decides
- * between concurrent reports of one identity (the losers take the update branch, `xmax <> 0`), so
- * each count rises once per identity.
+ * between concurrent reports of one identity (only the insert that wins comes back with
+ * `xmax = 0`), so each count rises once per identity. The groups are locked first, in the order
+ * `recordBatch` locks them, and identity rows are only written under their group's lock: two
+ * batches, of one instance or of several, never wait on each other in a cycle.
  */
 export async function addIdentities(db: Db, ids: NewIdentity[]): Promise<void> {
   await executePrepared(
     db,
     'monitor_add_identities',
     sql`
-      WITH i AS (
-        INSERT INTO error_group_identities (group_id, identity, tenant_id, first_seen_at, last_seen_at)
-        SELECT group_id, identity, tenant_id, at, at
-        FROM unnest(${sql.param(ids.map((x) => x.groupId))}::bigint[], ${sql.param(ids.map((x) => x.identity))}::text[],
+      WITH p AS (
+        SELECT * FROM unnest(${sql.param(ids.map((x) => x.groupId))}::bigint[], ${sql.param(ids.map((x) => x.identity))}::text[],
           ${sql.param(ids.map((x) => x.tenantId))}::int[], ${sql.param(ids.map((x) => x.at.toISOString()))}::timestamptz[])
           AS p(group_id, identity, tenant_id, at)
-        ORDER BY group_id, identity
-        ON CONFLICT (group_id, identity) DO UPDATE SET last_seen_at = excluded.last_seen_at
+      ), locked AS (
+        SELECT g.id FROM error_groups g WHERE g.id IN (SELECT group_id FROM p)
+        ORDER BY coalesce(g.tenant_id, 0), g.fingerprint FOR UPDATE
+      ), i AS (
+        INSERT INTO error_group_identities (group_id, identity, tenant_id, first_seen_at, last_seen_at)
+        SELECT p.group_id, p.identity, p.tenant_id, p.at, p.at FROM p JOIN locked ON locked.id = p.group_id
+        ORDER BY p.group_id, p.identity
+        ON CONFLICT (group_id, identity) DO UPDATE
+          SET last_seen_at = greatest(error_group_identities.last_seen_at, excluded.last_seen_at)
         RETURNING group_id, (xmax = 0) AS inserted
       )
       UPDATE error_groups SET identity_count = identity_count + c.n
