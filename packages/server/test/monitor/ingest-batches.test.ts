@@ -4,6 +4,7 @@ import { createReportWriter } from '../../src/modules/monitor/ingest/report-writ
 import { addIdentities, type Occurrence, recordBatch } from '../../src/modules/monitor/ingest/repository.ts';
 import { errorEvents, errorGroupIdentities, errorGroups } from '../../src/modules/monitor/tables.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { jsError, report } from './ingest-helpers.ts';
 
 /**
  * Reports are written in batches (group commit): each report of a batch must come out as if
@@ -173,5 +174,26 @@ describe('report batches', () => {
       .from(errorGroups)
       .where(eq(errorGroups.fingerprint, list[2]?.fingerprint as string));
     expect(bad).toEqual([]);
+  });
+});
+
+describe('truncation', () => {
+  it('never splits an emoji in two at a limit, in text or in jsonb columns', async () => {
+    const emoji = '\u{1F600}';
+    const res = await report(
+      t,
+      jsError(`${'m'.repeat(1999)}${emoji}`, 'f', {
+        breadcrumbs: [{ type: 'click', message: `${'b'.repeat(999)}${emoji}`, timestamp: 1 }],
+        http: { method: 'GET', url: `https://x.example/${'u'.repeat(493)}${emoji}`, status: 500 },
+      }),
+    );
+    expect(res.statusCode, res.body).toBe(202);
+    const [event] = await db()
+      .select()
+      .from(errorEvents)
+      .where(eq(errorEvents.id, res.json().data.eventId as number));
+    expect(event?.message).toBe('m'.repeat(1999));
+    expect(event?.breadcrumbs).toEqual([{ type: 'click', message: 'b'.repeat(999), timestamp: 1 }]);
+    expect((event?.http as { url: string }).url).toBe(`https://x.example/${'u'.repeat(493)}`);
   });
 });

@@ -39,7 +39,16 @@ export type IngestHooks = {
 /** The active site a public key names, or null (the sites module's cache). */
 export type ActiveSite = (siteKey: string) => Promise<SiteRow | null>;
 
-const cut = (s: string | undefined, max: number) => (s ?? '').slice(0, max);
+/**
+ * Truncates to `max` UTF-16 units, never between the two halves of a surrogate pair: half of one
+ * has no UTF-8 form, and in a jsonb column (breadcrumbs, http) PostgreSQL refuses it outright.
+ */
+function cut(s: string | undefined, max: number): string {
+  const v = s ?? '';
+  if (v.length <= max) return v;
+  const last = v.charCodeAt(max - 1);
+  return v.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}
 
 /**
  * Who a report belongs to (spec §4.6 rule 1): a signed-in caller's tenant, else the tenant of the
