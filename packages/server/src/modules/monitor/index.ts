@@ -22,7 +22,7 @@ export function createMonitorModule(ctx: AppContext, deps: MonitorDeps) {
     async register(app: FastifyInstance) {
       await ingest.register(app);
       await issues.register(app);
-      alerts.register(app);
+      await alerts.register(app);
       await sourceMaps.register(app);
     },
   };

@@ -1,6 +1,6 @@
-import { type SQL, sql } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../../platform/db/client.ts';
-import type { errorAlertRules } from './tables.ts';
+import { errorAlertRules } from './tables.ts';
 
 export type AlertRuleRow = typeof errorAlertRules.$inferSelect;
 export type HitGroup = { id: number; message: string; type: string; level: string };
@@ -83,6 +83,12 @@ export async function evaluateRule(
   return { ...base, count, previousCount, groups: await topGroups(db, rule, start, now) };
 }
 
+/** The debounce window of the rule's last firing has passed (the condition `claimFiring` applies). */
+export function isDue(rule: AlertRuleRow, now: Date): boolean {
+  const last = rule.lastTriggeredAt;
+  return last === null || last.getTime() <= now.getTime() - rule.windowMinutes * MINUTE;
+}
+
 /** A just-reported occurrence matches the rule's tenant and filters. */
 export function reportMatches(
   rule: AlertRuleRow,
@@ -97,16 +103,23 @@ export function reportMatches(
 
 /**
  * The debounce (spec §4.6 rule 6): one atomic conditional update. Of several instances evaluating
- * the same rule at once, exactly one gets the row back and delivers; the rest see nothing.
+ * the same rule at once, exactly one gets the row back and delivers; the rest see nothing. The row
+ * is the rule as it is now: delivery follows its current channels and recipients, whatever copy
+ * the caller evaluated.
  */
-export async function claimFiring(db: Db, ruleId: number, now: Date): Promise<boolean> {
+export async function claimFiring(db: Db, ruleId: number, now: Date): Promise<AlertRuleRow | null> {
   const at = now.toISOString();
-  const [row] = rowsOf(
-    await db.execute(sql`UPDATE error_alert_rules SET last_triggered_at = ${at}::timestamptz
-      WHERE id = ${ruleId} AND enabled
-        AND (last_triggered_at IS NULL
-             OR last_triggered_at <= ${at}::timestamptz - make_interval(mins => window_minutes))
-      RETURNING id`),
-  );
-  return row !== undefined;
+  const [row] = await db
+    .update(errorAlertRules)
+    .set({ lastTriggeredAt: now })
+    .where(
+      and(
+        eq(errorAlertRules.id, ruleId),
+        eq(errorAlertRules.enabled, true),
+        sql`(${errorAlertRules.lastTriggeredAt} IS NULL
+             OR ${errorAlertRules.lastTriggeredAt} <= ${at}::timestamptz - make_interval(mins => ${errorAlertRules.windowMinutes}))`,
+      ),
+    )
+    .returning();
+  return row ?? null;
 }

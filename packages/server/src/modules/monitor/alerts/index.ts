@@ -27,7 +27,8 @@ export function createAlerts(ctx: AppContext, deps: AlertDeps) {
         .onReport(r)
         .catch((err) => ctx.log.error({ err, tenantId: r.tenantId }, 'error alert: report-time evaluation failed'));
     },
-    register(app: FastifyInstance) {
+    async register(app: FastifyInstance) {
+      await service.listen();
       alertRoutes(app, service);
     },
   };

@@ -6,7 +6,8 @@ import { scoped } from '../../../platform/db/scoped.ts';
 import type { ErrorLevel, ErrorType } from '../tables.ts';
 import { type AlertNotify, deliverAlert } from './deliver.ts';
 import { alertErrors } from './errors.ts';
-import { type AlertRuleRow, claimFiring, evaluateRule, type Hits, reportMatches } from './evaluate.ts';
+import { type AlertRuleRow, claimFiring, evaluateRule, type Hits, isDue, reportMatches } from './evaluate.ts';
+import { createRuleCache } from './rule-cache.ts';
 import type { AlertLogQuery, AlertRuleCreate, AlertRuleQuery, AlertRuleUpdate } from './schemas.ts';
 import { errorAlertLogs, errorAlertRules } from './tables.ts';
 
@@ -75,6 +76,8 @@ export type AlertService = ReturnType<typeof createAlertService>;
 
 /** Alert rules and their history (spec §2.5, §4.6 rules 6–7, §7.2). */
 export function createAlertService(ctx: AppContext, deps: AlertDeps) {
+  const cached = createRuleCache(ctx.db, ctx.cache, ctx.clock);
+
   /** spec §4.6 rule 7: what an enabled rule needs to deliver; recipients must be the tenant's users */
   async function check(scope: Scope, f: RuleFields) {
     if (f.webhookUrl) {
@@ -120,26 +123,32 @@ export function createAlertService(ctx: AppContext, deps: AlertDeps) {
 
   /** Fires the rule if this caller wins the debounce; only the winner delivers and logs. */
   async function fire(rule: AlertRuleRow, hits: Hits, now: Date): Promise<boolean> {
-    if (!(await claimFiring(ctx.db, rule.id, now))) return false;
-    await writeLog({ ...rule, lastTriggeredAt: now }, hits, false, `error-alert:${rule.id}:${now.toISOString()}`);
+    const claimed = await claimFiring(ctx.db, rule.id, now);
+    if (!claimed) return false;
+    // its lastTriggeredAt moved: no instance should keep evaluating it until the window passes
+    await cached.changed(claimed.tenantId);
+    await writeLog(claimed, hits, false, `error-alert:${rule.id}:${now.toISOString()}`);
     return true;
   }
 
-  /** Enabled rules whose debounce window has passed (tenant = undefined: every tenant). */
-  async function dueRules(now: Date, tenantId?: number | null): Promise<AlertRuleRow[]> {
-    const conds = [
-      eq(errorAlertRules.enabled, true),
-      sql`(${errorAlertRules.lastTriggeredAt} IS NULL OR ${errorAlertRules.lastTriggeredAt} <= ${now.toISOString()}::timestamptz - make_interval(mins => ${errorAlertRules.windowMinutes}))`,
-    ];
-    if (tenantId !== undefined) conds.push(sql`${errorAlertRules.tenantId} IS NOT DISTINCT FROM ${tenantId}`);
+  /** Enabled rules of every tenant whose debounce window has passed. */
+  async function dueRules(now: Date): Promise<AlertRuleRow[]> {
     return ctx.db
       .select()
       .from(errorAlertRules)
-      .where(and(...conds))
+      .where(
+        and(
+          eq(errorAlertRules.enabled, true),
+          sql`(${errorAlertRules.lastTriggeredAt} IS NULL OR ${errorAlertRules.lastTriggeredAt} <= ${now.toISOString()}::timestamptz - make_interval(mins => ${errorAlertRules.windowMinutes}))`,
+        ),
+      )
       .orderBy(errorAlertRules.id);
   }
 
   return {
+    /** subscribes to rule changes made on other instances; call once at registration */
+    listen: () => cached.listen(),
+
     async list(scope: Scope, q: Static<typeof AlertRuleQuery>) {
       const filter = and(
         q.enabled !== undefined ? eq(errorAlertRules.enabled, q.enabled) : undefined,
@@ -168,7 +177,9 @@ export function createAlertService(ctx: AppContext, deps: AlertDeps) {
       };
       await check(scope, f);
       const userId = scope.principal?.kind === 'user' ? scope.principal.userId : null;
-      return view(await rules.insert(ctx.db, scope, { ...f, createdBy: userId }));
+      const row = await rules.insert(ctx.db, scope, { ...f, createdBy: userId });
+      await cached.changed(row.tenantId);
+      return view(row);
     },
     async update(scope: Scope, id: number, b: Static<typeof AlertRuleUpdate>) {
       const cur = await rules.findById(ctx.db, scope, id);
@@ -188,6 +199,7 @@ export function createAlertService(ctx: AppContext, deps: AlertDeps) {
       await check(scope, f);
       const row = await rules.update(ctx.db, scope, id, { ...f, updatedAt: ctx.clock() });
       if (!row) throw alertErrors.notFound();
+      await cached.changed(row.tenantId);
       return view(row);
     },
     async setEnabled(scope: Scope, id: number, enabled: boolean) {
@@ -196,6 +208,7 @@ export function createAlertService(ctx: AppContext, deps: AlertDeps) {
     async remove(scope: Scope, id: number) {
       const gone = await rules.deleteMany(ctx.db, scope, [id]);
       if (gone.length === 0) throw alertErrors.notFound();
+      await cached.changed(scope.tenantId);
     },
 
     /** A test send with the rule's current channels: logged (test=true), the debounce untouched. */
@@ -244,8 +257,8 @@ export function createAlertService(ctx: AppContext, deps: AlertDeps) {
     /** Report-time evaluation (spec §4.6 rule 6) of the report's tenant's rules. */
     async onReport(r: ReportedOccurrence): Promise<void> {
       const now = ctx.clock();
-      for (const rule of await dueRules(now, r.tenantId)) {
-        if (!reportMatches(rule, r)) continue;
+      for (const rule of await cached.enabled(r.tenantId)) {
+        if (!isDue(rule, now) || !reportMatches(rule, r)) continue;
         const hits: Hits | null =
           rule.condition === 'new_error'
             ? r.isNew

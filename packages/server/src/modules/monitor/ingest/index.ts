@@ -8,13 +8,13 @@ import { createIngestService, type IngestHooks } from './service.ts';
 /** Report ingestion (POST /api/frontend-errors), grouping into issues, and the reporting sites. */
 export function createIngest(ctx: AppContext, hooks: IngestHooks = {}) {
   ctx.settingsRegistry.register(monitorSettings);
-  const service = createIngestService(ctx, hooks);
   const sites = createSites(ctx);
+  const service = createIngestService(ctx, sites.activeByKey, hooks);
   return {
     async register(app: FastifyInstance) {
       // its own plugin: the report route's CORS and body-limit hooks stay on it
       await app.register(async (child) => reportRoutes(child, service, ctx.config.bodyLimitBytes));
-      sites.register(app);
+      await sites.register(app);
     },
   };
 }

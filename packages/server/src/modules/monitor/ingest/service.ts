@@ -1,12 +1,12 @@
 import type { Static } from 'typebox';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { AppContext } from '../../../platform/context.ts';
-import { activeSiteByKey } from '../sites/repository.ts';
+import type { SiteRow } from '../sites/repository.ts';
 import type { ErrorLevel } from '../tables.ts';
 import { ingestErrors } from './errors.ts';
 import { fingerprintOf } from './fingerprint.ts';
 import { createIgnoreMatcher } from './ignore-patterns.ts';
-import { recordOccurrence } from './repository.ts';
+import { createReportWriter } from './report-writer.ts';
 import { LIMITS, type ReportBody } from './schemas.ts';
 import { parseUserAgent } from './user-agent.ts';
 
@@ -36,7 +36,19 @@ export type IngestHooks = {
   }): void;
 };
 
-const cut = (s: string | undefined, max: number) => (s ?? '').slice(0, max);
+/** The active site a public key names, or null (the sites module's cache). */
+export type ActiveSite = (siteKey: string) => Promise<SiteRow | null>;
+
+/**
+ * Truncates to `max` UTF-16 units, never between the two halves of a surrogate pair: half of one
+ * has no UTF-8 form, and in a jsonb column (breadcrumbs, http) PostgreSQL refuses it outright.
+ */
+function cut(s: string | undefined, max: number): string {
+  const v = s ?? '';
+  if (v.length <= max) return v;
+  const last = v.charCodeAt(max - 1);
+  return v.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}
 
 /**
  * Who a report belongs to (spec §4.6 rule 1): a signed-in caller's tenant, else the tenant of the
@@ -44,7 +56,7 @@ const cut = (s: string | undefined, max: number) => (s ?? '').slice(0, max);
  * (platform scope). The affected identity is the user or member, else the anonymous session.
  */
 async function attribute(
-  ctx: AppContext,
+  activeSite: ActiveSite,
   r: ReportRequest,
 ): Promise<{ tenantId: number | null; identity: string | null }> {
   const p = r.scope.principal;
@@ -52,18 +64,19 @@ async function attribute(
   if (p?.kind === 'member') return { tenantId: r.scope.tenantId, identity: `m:${p.memberId}` };
   const identity = r.body.sessionId ? `a:${r.body.sessionId}` : null;
   if (r.siteKey === undefined) return { tenantId: null, identity };
-  const site = await activeSiteByKey(ctx.db, r.siteKey);
+  const site = await activeSite(r.siteKey);
   if (!site) throw ingestErrors.unknownSiteKey();
   if (!r.origin || !site.allowedOrigins.includes(r.origin.toLowerCase())) throw ingestErrors.originNotAllowed();
   return { tenantId: site.tenantId, identity };
 }
 
 /** Ingestion of front-end error reports and their grouping into issues (spec §2.5, §3.4, §8). */
-export function createIngestService(ctx: AppContext, hooks: IngestHooks = {}) {
+export function createIngestService(ctx: AppContext, activeSite: ActiveSite, hooks: IngestHooks = {}) {
   const ignore = createIgnoreMatcher(ctx.settings, ctx.clock);
+  const writer = createReportWriter(ctx.db, ctx.log);
   return {
     async report(r: ReportRequest): Promise<ReportOutcome> {
-      const { tenantId, identity } = await attribute(ctx, r);
+      const { tenantId, identity } = await attribute(activeSite, r);
       const b = r.body;
       const message = cut(b.message, LIMITS.message);
       // Matched against the stored (truncated) message: what the issue will show is what is filtered.
@@ -84,7 +97,7 @@ export function createIngestService(ctx: AppContext, hooks: IngestHooks = {}) {
         ...(b.column !== undefined ? { column: b.column } : {}),
       };
       const userAgent = cut(r.userAgent, LIMITS.url);
-      const { groupId, eventId, isNew } = await recordOccurrence(ctx.db, {
+      const { groupId, eventId, isNew } = await writer.record({
         tenantId,
         ...fp,
         environment,

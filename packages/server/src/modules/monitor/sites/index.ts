@@ -2,12 +2,17 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../../platform/context.ts';
 import { siteRoutes } from './routes.ts';
 import { createSiteService } from './service.ts';
+import { createSiteCache } from './site-cache.ts';
 
 /** Reporting sites: the tenant attribution and origin allow-list of anonymous reports. */
 export function createSites(ctx: AppContext) {
-  const service = createSiteService(ctx);
+  const cache = createSiteCache(ctx.db, ctx.cache, ctx.clock);
+  const service = createSiteService(ctx, cache);
   return {
-    register(app: FastifyInstance) {
+    /** the active site a public key names, or null (cached) */
+    activeByKey: cache.active,
+    async register(app: FastifyInstance) {
+      await cache.listen();
       siteRoutes(app, service);
     },
   };

@@ -1,4 +1,5 @@
 import { and, eq } from 'drizzle-orm';
+import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { scoped } from '../../../platform/db/scoped.ts';
 import { errorSites } from '../tables.ts';
@@ -15,4 +16,13 @@ export async function activeSiteByKey(db: Db, siteKey: string): Promise<SiteRow 
     .where(and(eq(errorSites.siteKey, siteKey), eq(errorSites.status, 'active')))
     .limit(1);
   return row ?? null;
+}
+
+/** Deletes a site of the caller's tenant; its key (to drop from the caches), or null when there was none. */
+export async function deleteSite(db: Db, scope: Pick<Scope, 'tenantId'>, id: number): Promise<string | null> {
+  const [row] = await db
+    .delete(errorSites)
+    .where(sites.where(scope, eq(errorSites.id, id)))
+    .returning({ siteKey: errorSites.siteKey });
+  return row?.siteKey ?? null;
 }

@@ -6,8 +6,9 @@ import type { AppContext } from '../../../platform/context.ts';
 import { isUniqueViolation } from '../../../platform/db/sql.ts';
 import { errorSites } from '../tables.ts';
 import { siteErrors } from './errors.ts';
-import { type SiteRow, sites } from './repository.ts';
+import { deleteSite, type SiteRow, sites } from './repository.ts';
 import type { SiteCreate, SiteQuery, SiteUpdate } from './schemas.ts';
+import type { SiteCache } from './site-cache.ts';
 
 export type SiteService = ReturnType<typeof createSiteService>;
 
@@ -41,7 +42,7 @@ async function mapUnique<T>(work: Promise<T>): Promise<T> {
 }
 
 /** Sites that report front-end errors anonymously (spec §4.6 rule 1), managed per tenant. */
-export function createSiteService(ctx: AppContext) {
+export function createSiteService(ctx: AppContext, cache: Pick<SiteCache, 'changed'>) {
   const tenantOf = (scope: Scope) => {
     if (scope.tenantId === null) throw siteErrors.tenantRequired();
     return { tenantId: scope.tenantId };
@@ -65,6 +66,7 @@ export function createSiteService(ctx: AppContext) {
           siteKey: newSiteKey(),
         }),
       );
+      await cache.changed(row.siteKey);
       return view(row);
     },
     async update(scope: Scope, id: number, body: Static<typeof SiteUpdate>) {
@@ -77,11 +79,13 @@ export function createSiteService(ctx: AppContext) {
         }),
       );
       if (!row) throw siteErrors.notFound();
+      await cache.changed(row.siteKey);
       return view(row);
     },
     async remove(scope: Scope, id: number) {
-      const deleted = await sites.deleteMany(ctx.db, scope, [id]);
-      if (!deleted.length) throw siteErrors.notFound();
+      const siteKey = await deleteSite(ctx.db, scope, id);
+      if (siteKey === null) throw siteErrors.notFound();
+      await cache.changed(siteKey);
     },
   };
 }
