@@ -10,6 +10,7 @@ import { sha256 } from '../crypto/digest.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { handleClientError, handleError, handleFrameworkError } from './error-handler.ts';
 import { AppError, httpErrors, OAuthErrorBody } from './errors.ts';
+import { lazySerializerFactory, lazyValidator, type Validate } from './lazy-compilers.ts';
 import { checkMediaType, checkText } from './request-checks.ts';
 import { MAX_PARAM_LENGTH, type RateLimit, type RouteConfig } from './route.ts';
 import { ErrorBody } from './schemas.ts';
@@ -60,6 +61,7 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: handleFrameworkError,
     clientErrorHandler: handleClientError,
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } },
   });
   // Bodies are JSON, forms, or what a route's own plugin parses (multipart, octet-stream);
   // text/plain would reach JSON routes as a string and be refused as the wrong type, not a 415.
@@ -175,7 +177,8 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
 /**
  * Two validators: query strings, params and headers arrive as text, so their scalars are coerced
  * ("5" → 5); JSON bodies are typed already and are checked strictly, so `0` or `""` is never
- * quietly turned into `null` or a number. Every bad field is reported (allErrors).
+ * quietly turned into `null` or a number. Every bad field is reported (allErrors). Each is
+ * compiled on the route's first request (lazy-compilers.ts).
  */
 function createValidatorCompiler() {
   const make = (coerceTypes: boolean | 'array') => {
@@ -186,7 +189,7 @@ function createValidatorCompiler() {
   const strict = make(false);
   const coercing = make('array');
   return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
-    (httpPart === 'body' ? strict : coercing).compile(schema);
+    lazyValidator(() => (httpPart === 'body' ? strict : coercing).compile(schema) as Validate);
 }
 
 function rateLimitSubject(req: FastifyRequest, limit: RateLimit): string {
