@@ -1,13 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  call,
-  createTestApp,
-  createTestStore,
-  type TestApp,
-  type TestStore,
-  usingPostgres,
-  usingRedis,
-} from '../helpers/app.ts';
+import { call, createTestApp, createTestStore, type TestApp, type TestStore, usingRedis } from '../helpers/app.ts';
 import { createTenant, type TenantFixture } from '../helpers/fixtures.ts';
 import { createRule, logsOf, RULES } from './alerts-helpers.ts';
 import { jsError, report } from './ingest-helpers.ts';
@@ -31,7 +23,7 @@ const fresh = (what: string) => `${what} ${String.fromCharCode(97 + (n % 26))}${
  * made through one instance must reach the report path of the other at once, through cache
  * pub/sub (Redis), not when the entry expires.
  */
-describe.runIf(usingPostgres && usingRedis)('report-path caches on two instances', () => {
+describe.runIf(usingRedis)('report-path caches on two instances', () => {
   let store: TestStore;
   let a: TestApp;
   let b: TestApp;

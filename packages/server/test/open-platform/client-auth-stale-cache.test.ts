@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret, newClientSecret } from '../../src/modules/open-platform/apps/secrets.ts';
-import { call, createTestApp, createTestStore, type TestApp, type TestStore, usingPostgres } from '../helpers/app.ts';
+import { call, createTestApp, createTestStore, type TestApp, type TestStore } from '../helpers/app.ts';
 import { accessToken, type CreatedApp, clientCredentials, confidentialBody, createApp } from './apps-helpers.ts';
 
 /**
@@ -12,7 +12,7 @@ import { accessToken, type CreatedApp, clientCredentials, confidentialBody, crea
  * The changes are made in the database directly where the point is that no message ever arrives
  * (a lost pub/sub message), and through instance a's API otherwise.
  */
-describe.runIf(usingPostgres)('client authentication against a stale cached record', () => {
+describe('client authentication against a stale cached record', () => {
   let store: TestStore;
   let a: TestApp;
   let b: TestApp;

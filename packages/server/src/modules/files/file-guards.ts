@@ -1,5 +1,3 @@
-import { fileTypeFromBuffer } from 'file-type';
-
 /**
  * Content guards shared by general uploads and the drive (spec §4.3 rule 5): what the bytes
  * really are (so a declared type cannot lie), executable headers, blocked extensions and the
@@ -12,6 +10,8 @@ export type SniffedType = { mime: string; ext: string };
 /** The type the content shows (magic numbers), or null when it has no recognisable signature (plain text, CSV…). */
 export async function sniffType(firstBytes: Buffer): Promise<SniffedType | null> {
   if (firstBytes.length === 0) return null;
+  // loaded with the first upload (file-type and its tokenizers: ~30 modules), not at start
+  const { fileTypeFromBuffer } = await import('file-type');
   const found = await fileTypeFromBuffer(firstBytes);
   return found ? { mime: found.mime, ext: found.ext } : null;
 }

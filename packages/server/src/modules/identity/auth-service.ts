@@ -1,4 +1,3 @@
-import svgCaptcha from 'svg-captcha';
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { randomToken } from '../../platform/crypto/digest.ts';
@@ -43,7 +42,7 @@ export function createAuthService(ctx: AppContext, sessions: Sessions) {
     async captcha(tenantCode: string | undefined) {
       const tenantId = (await tenantIdOf(tenantCode)) ?? null;
       if (!(await security(tenantId)).captchaEnabled) return { enabled: false as const };
-      const c = svgCaptcha.create({ size: 4, noise: 2, ignoreChars: '0oO1ilI' });
+      const c = (await loadSvgCaptcha()).create({ size: 4, noise: 2, ignoreChars: '0oO1ilI' });
       const captchaId = randomToken(16);
       await cache.set(captchaKey(captchaId), c.text.toLowerCase(), CAPTCHA_TTL);
       return {
@@ -144,3 +143,10 @@ export function createAuthService(ctx: AppContext, sessions: Sessions) {
 }
 
 export type AuthService = ReturnType<typeof createAuthService>;
+
+let svgCaptchaLoad: Promise<typeof import('svg-captcha')> | undefined;
+/** svg-captcha parses its font when imported (~2 MB of heap): done with the first captcha, not at start. */
+function loadSvgCaptcha() {
+  svgCaptchaLoad ??= import('svg-captcha');
+  return svgCaptchaLoad;
+}

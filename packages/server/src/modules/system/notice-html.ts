@@ -1,4 +1,4 @@
-import sanitizeHtml from 'sanitize-html';
+import type sanitizeHtml from 'sanitize-html';
 
 /**
  * Notice bodies are rich HTML shown to every user of a tenant, so they are sanitized on save:
@@ -14,8 +14,8 @@ function keepIf(attribs: sanitizeHtml.Attributes, name: string, allowed: RegExp)
   return value !== undefined && allowed.test(value.trim()) ? { ...rest, [name]: value.trim() } : rest;
 }
 
-const options: sanitizeHtml.IOptions = {
-  allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'del', 'ins'],
+const options = (defaults: sanitizeHtml.IDefaults): sanitizeHtml.IOptions => ({
+  allowedTags: [...defaults.allowedTags, 'img', 'del', 'ins'],
   allowedAttributes: {
     a: ['href', 'name', 'target', 'rel', 'title'],
     img: ['src', 'alt', 'title', 'width', 'height'],
@@ -35,8 +35,15 @@ const options: sanitizeHtml.IOptions = {
   },
   // An image left without a source is dropped rather than kept as an empty box.
   exclusiveFilter: (frame) => frame.tag === 'img' && !frame.attribs.src,
-};
+});
 
-export function sanitizeNoticeHtml(html: string): string {
-  return sanitizeHtml(html, options).trim();
+let sanitizer: Promise<(html: string) => string> | undefined;
+
+/** sanitize-html and its parser (~60 modules) are loaded with the first notice saved, not at start. */
+export async function sanitizeNoticeHtml(html: string): Promise<string> {
+  sanitizer ??= import('sanitize-html').then(({ default: sanitize }) => {
+    const opts = options(sanitize.defaults);
+    return (h: string) => sanitize(h, opts);
+  });
+  return (await sanitizer)(html).trim();
 }

@@ -21,8 +21,8 @@ export function createNoticeService(ctx: AppContext) {
   }
 
   /** Sanitized on save, so every reader gets safe HTML; nothing left means nothing to show. */
-  function cleanContent(html: string): string {
-    const clean = sanitizeNoticeHtml(html);
+  async function cleanContent(html: string): Promise<string> {
+    const clean = await sanitizeNoticeHtml(html);
     if (!clean) throw httpErrors.invalidField('content', 'is empty once unsafe markup is removed');
     return clean;
   }
@@ -39,14 +39,14 @@ export function createNoticeService(ctx: AppContext) {
     },
 
     async create(scope: Scope, input: NoticeInput) {
-      const content = cleanContent(input.content);
+      const content = await cleanContent(input.content);
       return repo.noticeRows.insert(db, scope, { ...input, content, createdBy: userOf(scope)?.userId ?? null });
     },
 
     async update(scope: Scope, id: number, patch: Partial<NoticeInput>) {
       const current = await noticeOrThrow(scope, id);
       if (Object.keys(patch).length === 0) return current;
-      const values = patch.content === undefined ? patch : { ...patch, content: cleanContent(patch.content) };
+      const values = patch.content === undefined ? patch : { ...patch, content: await cleanContent(patch.content) };
       const row = await repo.noticeRows.update(db, scope, id, { ...values, updatedAt: clock() });
       if (!row) throw systemErrors.notFound('notice');
       return row;

@@ -1,6 +1,5 @@
 import swagger from '@fastify/swagger';
-import scalar from '@scalar/fastify-api-reference';
-import type { FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { route } from './route.ts';
 
@@ -123,12 +122,37 @@ export async function registerDocsRoutes(app: FastifyInstance): Promise<void> {
     },
     handler: async (_req, reply) => reply.type('text/html').send(docsPage()),
   });
-  // Scalar serves its script under /api/docs/assets; its own HTML route is replaced by ours.
-  await app.register(scalar, {
-    routePrefix: '/api/docs/assets',
-    configuration: { url: '/api/openapi.json' },
-    hooks: {},
+  // Hidden, public, outside the envelope, as Scalar's own plugin registered it.
+  app.get('/api/docs/assets/js/scalar.js', { schema: { hide: true } }, async (_req, reply) =>
+    reply.type('application/javascript; charset=utf-8').send(await scalarScript()),
+  );
+}
+
+let script: Promise<string> | undefined;
+
+/**
+ * Scalar's reference UI script. Its Fastify plugin holds it as an 8 MB string literal, which
+ * importing puts in the heap twice (module source and string) with the plugin's parser
+ * dependencies: ~20 MB for a page rarely opened. So the plugin is imported on the first request
+ * and asked for the script through a scratch instance; the script is then kept.
+ */
+function scalarScript(): Promise<string> {
+  script ??= (async () => {
+    const { default: scalar } = await import('@scalar/fastify-api-reference');
+    const scratch = Fastify();
+    try {
+      await scratch.register(scalar, { routePrefix: '/', configuration: { url: '/api/openapi.json' } });
+      const res = await scratch.inject('/js/scalar.js');
+      if (res.statusCode !== 200) throw new Error(`Scalar script: ${res.statusCode}`);
+      return res.body;
+    } finally {
+      await scratch.close();
+    }
+  })();
+  script.catch(() => {
+    script = undefined; // a failed load is retried by the next request
   });
+  return script;
 }
 
 /** Self-hosted: the page must not offer Scalar's cloud features (AI agent, MCP, client app). */

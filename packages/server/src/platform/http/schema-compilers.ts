@@ -55,13 +55,16 @@ function lazyValidatorCompiler(compileAll: Thunk[]): FastifySchemaCompiler<unkno
       return validate;
     };
     compileAll.push(compile);
-    // Fastify reads `.errors` from the function it was given after a failed validation.
-    const lazy: FastifyValidationResult = (data: unknown) => {
-      const v = compile();
-      const ok = v(data);
-      lazy.errors = v.errors;
+    // Fastify reads `.errors` from the function it was given after a failed validation, and
+    // passes the parent object (so a coerced root value is written back) only to functions that
+    // look like Ajv's, which carry `schemaEnv`.
+    const lazy = ((data: unknown, ctx?: object) => {
+      const v = compile() as (data: unknown, ctx?: object) => boolean;
+      const ok = v(data, ctx);
+      lazy.errors = (v as FastifyValidationResult).errors;
       return ok;
-    };
+    }) as FastifyValidationResult & { schemaEnv?: unknown };
+    lazy.schemaEnv = true;
     return lazy;
   };
 }

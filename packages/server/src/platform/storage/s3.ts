@@ -2,17 +2,7 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Readable, Transform } from 'node:stream';
-import {
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  PutObjectCommand,
-  S3Client,
-  UploadPartCommand,
-} from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { assertSafeKey } from './local.ts';
 import { type ByteRange, StorageNotFound, type StorageProvider } from './provider.ts';
 
@@ -47,6 +37,14 @@ export type S3Provider = StorageProvider & { readonly kind: 's3'; close(): void 
 
 const MIN_PART = 5 * 1024 * 1024;
 
+type Sdk = typeof import('@aws-sdk/client-s3');
+let sdkLoad: Promise<Sdk> | undefined;
+/** The AWS SDK (hundreds of modules, ~20 MB resident) is loaded on first use: most installations store files locally. */
+const loadSdk = () => {
+  sdkLoad ??= import('@aws-sdk/client-s3');
+  return sdkLoad;
+};
+
 type SdkError = { name?: string; Code?: string; $metadata?: { httpStatusCode?: number } };
 const isNotFound = (err: unknown) => {
   const e = err as SdkError | null;
@@ -59,34 +57,40 @@ export function createS3Provider(opts: S3ProviderOptions): S3Provider {
   const partSize = Math.max(opts.partSizeBytes ?? 8 * 1024 * 1024, MIN_PART);
   const bucket = opts.bucket;
   const prefix = (opts.prefix ?? '').replace(/^\/+|\/+$/g, '');
-  const client = new S3Client({
-    ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
-    region: opts.region,
-    forcePathStyle: opts.forcePathStyle ?? false,
-    credentials: { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey },
-    maxAttempts: opts.maxAttempts ?? 3,
-    // Only send/check checksums where S3 requires them: many S3-compatible servers reject the
-    // newer default CRC32 trailers.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-    requestHandler: {
-      connectionTimeout: opts.connectTimeoutMs ?? 10_000,
-      ...(opts.lookup
-        ? {
-            httpAgent: new HttpAgent({ keepAlive: true, maxSockets: 50, lookup: opts.lookup }),
-            httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 50, lookup: opts.lookup }),
-          }
-        : {}),
-    },
-  });
+  let client: S3Client | undefined;
+  const s3 = async () => {
+    const sdk = await loadSdk();
+    client ??= new sdk.S3Client({
+      ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
+      region: opts.region,
+      forcePathStyle: opts.forcePathStyle ?? false,
+      credentials: { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey },
+      maxAttempts: opts.maxAttempts ?? 3,
+      // Only send/check checksums where S3 requires them: many S3-compatible servers reject the
+      // newer default CRC32 trailers.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+      requestHandler: {
+        connectionTimeout: opts.connectTimeoutMs ?? 10_000,
+        ...(opts.lookup
+          ? {
+              httpAgent: new HttpAgent({ keepAlive: true, maxSockets: 50, lookup: opts.lookup }),
+              httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 50, lookup: opts.lookup }),
+            }
+          : {}),
+      },
+    });
+    return { sdk, client };
+  };
   const keyOf = (key: string) => {
     assertSafeKey(key);
     return prefix ? `${prefix}/${key}` : key;
   };
 
   async function multipart(Key: string, contentType: string, first: Buffer, rest: AsyncIterator<Buffer>) {
+    const { sdk, client } = await s3();
     const created = await client.send(
-      new CreateMultipartUploadCommand({ Bucket: bucket, Key, ContentType: contentType }),
+      new sdk.CreateMultipartUploadCommand({ Bucket: bucket, Key, ContentType: contentType }),
     );
     const UploadId = created.UploadId;
     if (!UploadId) throw new Error('S3 did not return an upload id');
@@ -96,7 +100,14 @@ export function createS3Provider(opts: S3ProviderOptions): S3Provider {
       const upload = async (body: Buffer) => {
         const PartNumber = parts.length + 1;
         const r = await client.send(
-          new UploadPartCommand({ Bucket: bucket, Key, UploadId, PartNumber, Body: body, ContentLength: body.length }),
+          new sdk.UploadPartCommand({
+            Bucket: bucket,
+            Key,
+            UploadId,
+            PartNumber,
+            Body: body,
+            ContentLength: body.length,
+          }),
         );
         parts.push({ ETag: r.ETag ?? '', PartNumber });
         size += body.length;
@@ -108,11 +119,11 @@ export function createS3Provider(opts: S3ProviderOptions): S3Provider {
         if (next.done) break;
       }
       await client.send(
-        new CompleteMultipartUploadCommand({ Bucket: bucket, Key, UploadId, MultipartUpload: { Parts: parts } }),
+        new sdk.CompleteMultipartUploadCommand({ Bucket: bucket, Key, UploadId, MultipartUpload: { Parts: parts } }),
       );
       return { size };
     } catch (err) {
-      await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key, UploadId })).catch(() => undefined);
+      await client.send(new sdk.AbortMultipartUploadCommand({ Bucket: bucket, Key, UploadId })).catch(() => undefined);
       throw err;
     }
   }
@@ -126,8 +137,9 @@ export function createS3Provider(opts: S3ProviderOptions): S3Provider {
       try {
         const first = await collect(it, partSize);
         if (first.done) {
+          const { sdk, client } = await s3();
           await client.send(
-            new PutObjectCommand({
+            new sdk.PutObjectCommand({
               Bucket: bucket,
               Key,
               Body: first.buffer,
@@ -146,8 +158,9 @@ export function createS3Provider(opts: S3ProviderOptions): S3Provider {
 
     async get(key, range?: ByteRange) {
       try {
+        const { sdk, client } = await s3();
         const r = await client.send(
-          new GetObjectCommand({
+          new sdk.GetObjectCommand({
             Bucket: bucket,
             Key: keyOf(key),
             ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
@@ -165,7 +178,8 @@ export function createS3Provider(opts: S3ProviderOptions): S3Provider {
 
     async head(key) {
       try {
-        const r = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: keyOf(key) }));
+        const { sdk, client } = await s3();
+        const r = await client.send(new sdk.HeadObjectCommand({ Bucket: bucket, Key: keyOf(key) }));
         return { size: r.ContentLength ?? 0 };
       } catch (err) {
         if (isNotFound(err)) return null;
@@ -175,13 +189,14 @@ export function createS3Provider(opts: S3ProviderOptions): S3Provider {
 
     async delete(key) {
       try {
-        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: keyOf(key) }));
+        const { sdk, client } = await s3();
+        await client.send(new sdk.DeleteObjectCommand({ Bucket: bucket, Key: keyOf(key) }));
       } catch (err) {
         if (!isNotFound(err)) throw err;
       }
     },
 
-    close: () => client.destroy(),
+    close: () => client?.destroy(),
   };
 }
 

@@ -1,5 +1,13 @@
-import nodemailer, { type SendMailOptions, type SMTPPoolSentMessageInfo, type Transporter } from 'nodemailer';
+import type { SendMailOptions, SMTPPoolSentMessageInfo, Transporter } from 'nodemailer';
 import type { EmailConfigRow } from './config-repository.ts';
+
+type Nodemailer = typeof import('nodemailer');
+let nodemailerLoad: Promise<Nodemailer> | undefined;
+/** nodemailer (~40 modules) is loaded with the first mail: many installations send none. */
+const loadNodemailer = async () => {
+  nodemailerLoad ??= import('nodemailer');
+  return (await nodemailerLoad).default;
+};
 
 type Pool = {
   version: number;
@@ -21,7 +29,7 @@ export function createTransportCache() {
     if (pool.inFlight === 0) pool.transport.close();
   }
 
-  function poolFor(config: EmailConfigRow, password: string | null): Pool {
+  function poolFor(nodemailer: Nodemailer['default'], config: EmailConfigRow, password: string | null): Pool {
     const version = config.updatedAt.getTime();
     const current = pools.get(config.id);
     if (current && current.version === version) return current;
@@ -46,7 +54,7 @@ export function createTransportCache() {
   return {
     /** Sends one message through the configuration's pool; rejects with the SMTP error. */
     async send(config: EmailConfigRow, password: string | null, message: SendMailOptions) {
-      const pool = poolFor(config, password);
+      const pool = poolFor(await loadNodemailer(), config, password);
       pool.inFlight++;
       try {
         return await pool.transport.sendMail(message);
