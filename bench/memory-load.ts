@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { serviceArgs } from './service-command.ts';
 
 /**
  * The service's memory (issue: ready RSS ≤ 200 MiB; flat ≤ 350 MiB under sustained load).
@@ -54,7 +55,7 @@ async function main() {
   let child: ChildProcess | null = null;
   try {
     const port = await freePort();
-    child = spawn(process.execPath, [...NODE_ARGS, join(ROOT, 'packages/server/src/main.ts')], {
+    child = spawn(process.execPath, [...NODE_ARGS, ...serviceArgs()], {
       cwd: ROOT,
       stdio: ['ignore', 'inherit', 'inherit'],
       env: {

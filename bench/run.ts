@@ -39,6 +39,7 @@ import {
   oidcProviderRows,
 } from './oauth.ts';
 import { type PgMemory, postgresMemory } from './postgres-memory.ts';
+import { serviceArgs } from './service-command.ts';
 import { type Capture, captureSql } from './sql-capture.ts';
 import { limitTarget, ratioTarget, type Target, targetTable, verdict } from './targets.ts';
 
@@ -342,7 +343,7 @@ async function restartService(from: { dataDir: string; env: Record<string, strin
   const env = { ...from.env, PORT: String(port) };
   dataDirs.add(from.dataDir);
   const t0 = performance.now();
-  const child = launch([join(ROOT, 'packages/server/src/main.ts')], env);
+  const child = launch(serviceArgs(), env);
   const url = `http://127.0.0.1:${port}`;
   await waitReady(child, `${url}/api/health`);
   return { child, url, dataDir: from.dataDir, env, startSeconds: (performance.now() - t0) / 1000 };
