@@ -4,6 +4,7 @@ import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { FileSlice } from './file-slice.ts';
 import { type ByteRange, StorageNotFound, type StorageProvider } from './provider.ts';
 
 /**
@@ -24,6 +25,9 @@ export function assertSafeKey(key: string): void {
   if (key.length === 0 || key.length > 1024 || isAbsolute(key) || !KEY.test(key)) throw new InvalidStorageKey(key);
   for (const part of key.split('/')) if (part === '.' || part === '..') throw new InvalidStorageKey(key);
 }
+
+/** Bytes a put holds while its previous write runs (then written with one writev). */
+const WRITE_BUFFER = 1024 * 1024;
 
 const isNotFound = (err: unknown) => (err as NodeJS.ErrnoException | null)?.code === 'ENOENT';
 
@@ -49,7 +53,8 @@ export function createLocalProvider(rootDir: string): StorageProvider & { readon
       const tmp = join(tmpDir, `${randomUUID()}.part`);
       let size = 0;
       try {
-        const out = createWriteStream(tmp, { flags: 'wx' });
+        // Up to 1 MiB waits while a write runs; the next write takes it all in one writev.
+        const out = createWriteStream(tmp, { flags: 'wx', highWaterMark: WRITE_BUFFER });
         await pipeline(body, out);
         size = out.bytesWritten;
         await syncFile(tmp);
@@ -72,7 +77,13 @@ export function createLocalProvider(rootDir: string): StorageProvider & { readon
         throw err;
       }
       // The handle is opened first so "not found" is an error of get(), not of the stream.
-      return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
+      try {
+        const { size } = await handle.stat();
+        return new FileSlice(handle, range?.start ?? 0, Math.min(range?.end ?? size - 1, size - 1));
+      } catch (err) {
+        await handle.close();
+        throw err;
+      }
     },
 
     async head(key) {
