@@ -69,8 +69,9 @@ export type Metered = { stream: Readable; sha256: () => string; bytes: () => num
  * Passes `source` through SHA-256 and a byte counter; past `maxBytes` the stream fails with
  * StreamTooLong (so a provider's put fails and writes nothing).
  */
-export function metered(source: Readable, maxBytes: number): Metered {
-  const hash = createHash('sha256');
+export function metered(source: Readable, maxBytes: number, opts: { hash?: boolean } = {}): Metered {
+  // an upload chunk is only counted: its hash is taken once, over the whole file, on complete
+  const hash = opts.hash === false ? null : createHash('sha256');
   let count = 0;
   const meter = new Transform({
     // room for a few socket reads while the provider writes (the 16 KiB default stalls on each 64 KiB chunk)
@@ -78,7 +79,7 @@ export function metered(source: Readable, maxBytes: number): Metered {
     transform(chunk: Buffer, _enc, cb) {
       count += chunk.length;
       if (count > maxBytes) return cb(new StreamTooLong(maxBytes));
-      hash.update(chunk);
+      hash?.update(chunk);
       cb(null, chunk);
     },
   });
@@ -87,6 +88,7 @@ export function metered(source: Readable, maxBytes: number): Metered {
   return {
     stream,
     sha256: () => {
+      if (!hash) throw new Error('metered without a hash');
       digest ??= hash.digest('hex');
       return digest;
     },
