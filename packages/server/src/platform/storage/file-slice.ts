@@ -43,6 +43,7 @@ export class FileSlice extends Readable {
       return;
     }
     const buf = Buffer.allocUnsafeSlow(n);
+    // at the end of the file (a range past it) the stream ends, as a file ReadStream does
     this.#readInto(buf, n).then(
       (got) => this.push(got),
       (err: Error) => this.destroy(err),
@@ -69,6 +70,8 @@ export class FileSlice extends Readable {
         bufs[i] ??= takeBuffer();
         const buf = bufs[i] as Buffer;
         const chunk = await this.#readInto(buf, Math.min(buf.length, this.remaining));
+        // a copy promised `remaining` bytes (a Content-Length, a session size): fewer is a failure
+        if (chunk === null) throw new Error('file ended before the expected size');
         each?.(chunk);
         // the other buffer is free again once its write is done
         await writing;
@@ -87,9 +90,10 @@ export class FileSlice extends Readable {
     }
   }
 
-  async #readInto(buf: Buffer, n: number): Promise<Buffer> {
+  /** The next bytes in `buf`, or null at the end of the file. */
+  async #readInto(buf: Buffer, n: number): Promise<Buffer | null> {
     const { bytesRead } = await this.#handle.read(buf, 0, n, this.#pos);
-    if (bytesRead === 0) throw new Error('file ended before the expected size');
+    if (bytesRead === 0) return null;
     this.#pos += bytesRead;
     return bytesRead === buf.length ? buf : buf.subarray(0, bytesRead);
   }

@@ -97,8 +97,10 @@ export function createLocalProvider(rootDir: string): StorageProvider & { readon
       }
       // The handle is opened first so "not found" is an error of get(), not of the stream.
       try {
+        // a range needs no stat: past the end the stream ends (a download then fails: FileSlice.writeTo)
+        if (range) return new FileSlice(handle, range.start, range.end);
         const { size } = await handle.stat();
-        return new FileSlice(handle, range?.start ?? 0, Math.min(range?.end ?? size - 1, size - 1));
+        return new FileSlice(handle, 0, size - 1);
       } catch (err) {
         await handle.close();
         throw err;
