@@ -74,7 +74,7 @@ export function metered(source: Readable, maxBytes: number, opts: { hash?: boole
   const hash = opts.hash === false ? null : createHash('sha256');
   let count = 0;
   const meter = new Transform({
-    // room for a few socket reads while the provider writes (the 16 KiB default stalls on each 64 KiB chunk)
+    // room for several 64 KiB socket reads while the provider writes (the default holds one)
     highWaterMark: STREAM_BUFFER,
     transform(chunk: Buffer, _enc, cb) {
       count += chunk.length;
