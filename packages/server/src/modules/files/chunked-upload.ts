@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { type Scope, userOf } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
@@ -6,11 +7,10 @@ import { httpErrors } from '../../platform/http/errors.ts';
 import type { StorageProvider } from '../../platform/storage/provider.ts';
 import { filesErrors } from './errors.ts';
 import { SNIFF_BYTES } from './file-guards.ts';
-import type { ObjectStore } from './object-store.ts';
-import { writeContent } from './object-store.ts';
+import { newObjectKey, type ObjectStore, type WrittenContent, writeContent } from './object-store.ts';
 import type { StorageResolver } from './storage-resolver.ts';
 import { concatenated, metered, peek, StreamTooLong } from './streams.ts';
-import { checkContent, checkName, generalUploadLimits, normalizeMime } from './upload-policy.ts';
+import { checkContent, checkName, generalUploadLimits, normalizeMime, type UploadPolicy } from './upload-policy.ts';
 import * as repo from './upload-session-repository.ts';
 
 /**
@@ -70,6 +70,45 @@ export function createChunkedUploads(ctx: AppContext, deps: { resolver: StorageR
     return true;
   }
 
+  /**
+   * Writes the chunks, in order, as one new object, hashing them on the way; the head of chunk 0
+   * is sniffed first (a refused type aborts the session). A provider that can concatenate its own
+   * objects (local) copies without the bytes passing through streams; others stream them.
+   */
+  async function assemble(
+    target: { configId: number | null; provider: StorageProvider },
+    session: repo.SessionRow,
+    policy: UploadPolicy,
+    abort: (err: unknown) => Promise<never>,
+  ): Promise<WrittenContent & { mime: string }> {
+    const { provider } = target;
+    const keys = Array.from({ length: session.totalChunks }, (_, i) => chunkKey(session.id, i));
+    if (!provider.concat) {
+      const p = await peek(
+        concatenated((i) => provider.get(keys[i] as string), keys.length),
+        SNIFF_BYTES,
+      );
+      const { mime } = await checkContent(p.head, session.declaredMime, policy).catch((err) => {
+        p.body.destroy();
+        return abort(err);
+      });
+      return { ...(await writeContent(target, p.body, session.size, mime)), mime };
+    }
+    const first = await provider.get(keys[0] as string, { start: 0, end: SNIFF_BYTES - 1 });
+    const head = Buffer.concat(await first.toArray());
+    const { mime } = await checkContent(head, session.declaredMime, policy).catch(abort);
+    const key = newObjectKey();
+    const hash = createHash('sha256');
+    const { size } = await provider.concat(key, keys, (chunk) => hash.update(chunk));
+    const content = { ...target, key, sha256: hash.digest('hex'), size, mime };
+    if (size !== session.size) {
+      // a chunk object changed under the session: store nothing
+      await deps.store.discard(content);
+      throw new Error(`upload ${session.id}: the chunks hold ${size} bytes, the session ${session.size}`);
+    }
+    return content;
+  }
+
   return {
     async init(scope: Scope, input: UploadInitInput) {
       const limits = await generalUploadLimits(ctx.settings, scope.tenantId);
@@ -127,7 +166,7 @@ export function createChunkedUploads(ctx: AppContext, deps: { resolver: StorageR
       }
       const provider = await deps.resolver.byConfigId(session.storageConfigId);
       const key = chunkKey(id, index);
-      const m = metered(stream, expected);
+      const m = metered(stream, expected, { hash: false });
       try {
         await provider.put(key, m.stream, { contentType: 'application/octet-stream' });
       } catch (err) {
@@ -172,13 +211,7 @@ export function createChunkedUploads(ctx: AppContext, deps: { resolver: StorageR
         throw err;
       };
       try {
-        const all = concatenated((i) => provider.get(chunkKey(id, i)), session.totalChunks);
-        const p = await peek(all, SNIFF_BYTES);
-        const { mime } = await checkContent(p.head, session.declaredMime, limits.policy).catch((err) => {
-          p.body.destroy();
-          return abort(err);
-        });
-        const content = await writeContent({ configId: session.storageConfigId, provider }, p.body, session.size, mime);
+        const content = await assemble({ configId: session.storageConfigId, provider }, session, limits.policy, abort);
         // §4.3 rule 3: the declared hash is only a precheck input; the server's own hash decides.
         if (session.declaredSha256 && session.declaredSha256 !== content.sha256) {
           await deps.store.discard(content);
@@ -187,7 +220,12 @@ export function createChunkedUploads(ctx: AppContext, deps: { resolver: StorageR
         const file = await deps.store.commit(
           scope,
           content,
-          { name: session.name, mime, declaredMime: session.declaredMime, visibility: session.visibility },
+          {
+            name: session.name,
+            mime: content.mime,
+            declaredMime: session.declaredMime,
+            visibility: session.visibility,
+          },
           undefined,
           async (tx, fileId) => {
             if (!(await repo.markCompleted(tx, id, fileId))) throw filesErrors.uploadNotFound();

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { FileSlice } from '../../platform/storage/file-slice.ts';
 import type { ByteRange } from '../../platform/storage/provider.ts';
 import { filesErrors } from './errors.ts';
 import type { FileWithObject } from './file-repository.ts';
@@ -97,9 +98,31 @@ export async function sendContent(
     reply
       .code(206)
       .headers({ 'content-range': `bytes ${start}-${end}/${file.size}`, 'content-length': end - start + 1 });
-    return reply.send(body);
+    return send(reply, body);
   }
   const body = await bytes();
   reply.code(200).header('content-length', file.size);
-  return reply.send(body);
+  return send(reply, body);
+}
+
+/**
+ * A file of the local provider writes itself to the socket through reused buffers (see
+ * FileSlice); Fastify's stream path would allocate one per chunk. The reply is hijacked for that:
+ * the headers set so far go out as they are, onResponse hooks still run, and a failure half-way
+ * can only end the connection (as Fastify does for a failing stream).
+ */
+function send(reply: FastifyReply, body: Readable) {
+  if (!(body instanceof FileSlice)) return reply.send(body);
+  reply.hijack();
+  const res = reply.raw;
+  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) res.setHeader(name, value);
+  res.writeHead(reply.statusCode);
+  body.writeTo(res).then(
+    () => res.end(),
+    (err: unknown) => {
+      if (!res.destroyed) reply.log.warn({ err }, 'files: download failed half-way');
+      res.destroy();
+    },
+  );
+  return reply;
 }

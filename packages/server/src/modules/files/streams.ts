@@ -7,6 +7,9 @@ import { pipeline, Readable, Transform } from 'node:stream';
  * request to the storage provider, hashed and counted on the way.
  */
 
+/** Bytes a stage of the upload path holds before it pushes back on its source. */
+export const STREAM_BUFFER = 1024 * 1024;
+
 /** Thrown into the stream when more bytes arrive than allowed. */
 export class StreamTooLong extends Error {
   readonly limit: number;
@@ -18,38 +21,46 @@ export class StreamTooLong extends Error {
 
 /**
  * Reads the first `n` bytes (or fewer when the stream is shorter) and gives back a stream of
- * the whole content, those bytes included. Only the head is buffered.
+ * the whole content, those bytes included: the source itself, the bytes read put back with
+ * `unshift`, so the body flows on without an extra stage. Only the head is buffered.
  */
-export async function peek(source: AsyncIterable<Buffer>, n: number): Promise<{ head: Buffer; body: Readable }> {
-  const it = source[Symbol.asyncIterator]();
+export async function peek(source: Readable, n: number): Promise<{ head: Buffer; body: Readable }> {
   const parts: Buffer[] = [];
   let length = 0;
-  let done = false;
-  while (length < n) {
-    const r = await it.next();
-    if (r.done) {
-      done = true;
-      break;
+  while (length < n && !source.readableEnded) {
+    if (source.destroyed) throw source.errored ?? new Error('stream closed before its end');
+    const chunk: Buffer | null = source.read();
+    if (chunk === null) await readableOrEnd(source);
+    else {
+      parts.push(chunk);
+      length += chunk.length;
     }
-    const chunk = Buffer.isBuffer(r.value) ? r.value : Buffer.from(r.value);
-    parts.push(chunk);
-    length += chunk.length;
   }
   // At most n bytes plus one chunk: the sniffing window, not the body.
-  const first = Buffer.concat(parts);
-  async function* whole() {
-    if (first.length > 0) yield first;
-    if (done) return;
-    for (;;) {
-      const r = await it.next();
-      if (r.done) return;
-      yield r.value;
-    }
-  }
-  const body = Readable.from(whole(), { objectMode: false });
-  // Abandoning the body (a refused upload) releases the source too.
-  body.once('close', () => void it.return?.());
-  return { head: first.subarray(0, n), body };
+  const first = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
+  if (source.readableEnded) return { head: first.subarray(0, n), body: Readable.from([first], { objectMode: false }) };
+  if (first.length > 0) source.unshift(first);
+  return { head: first.subarray(0, n), body: source };
+}
+
+/** Resolves when `source` has data or has ended; rejects when it fails or closes early. */
+function readableOrEnd(source: Readable): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = (err?: Error) => {
+      source.off('readable', ok);
+      source.off('end', ok);
+      source.off('error', done);
+      source.off('close', closed);
+      if (err) reject(err);
+      else resolve();
+    };
+    const ok = () => done();
+    const closed = () => done(source.readableEnded ? undefined : new Error('stream closed before its end'));
+    source.on('readable', ok);
+    source.on('end', ok);
+    source.on('error', done);
+    source.on('close', closed);
+  });
 }
 
 export type Metered = { stream: Readable; sha256: () => string; bytes: () => number };
@@ -58,14 +69,17 @@ export type Metered = { stream: Readable; sha256: () => string; bytes: () => num
  * Passes `source` through SHA-256 and a byte counter; past `maxBytes` the stream fails with
  * StreamTooLong (so a provider's put fails and writes nothing).
  */
-export function metered(source: Readable, maxBytes: number): Metered {
-  const hash = createHash('sha256');
+export function metered(source: Readable, maxBytes: number, opts: { hash?: boolean } = {}): Metered {
+  // an upload chunk is only counted: its hash is taken once, over the whole file, on complete
+  const hash = opts.hash === false ? null : createHash('sha256');
   let count = 0;
   const meter = new Transform({
+    // room for several 64 KiB socket reads while the provider writes (the default holds one)
+    highWaterMark: STREAM_BUFFER,
     transform(chunk: Buffer, _enc, cb) {
       count += chunk.length;
       if (count > maxBytes) return cb(new StreamTooLong(maxBytes));
-      hash.update(chunk);
+      hash?.update(chunk);
       cb(null, chunk);
     },
   });
@@ -74,6 +88,7 @@ export function metered(source: Readable, maxBytes: number): Metered {
   return {
     stream,
     sha256: () => {
+      if (!hash) throw new Error('metered without a hash');
       digest ??= hash.digest('hex');
       return digest;
     },

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { finished, pipeline } from 'node:stream/promises';
+import { FileSlice } from './file-slice.ts';
 import { type ByteRange, StorageNotFound, type StorageProvider } from './provider.ts';
 
 /**
@@ -25,6 +26,9 @@ export function assertSafeKey(key: string): void {
   for (const part of key.split('/')) if (part === '.' || part === '..') throw new InvalidStorageKey(key);
 }
 
+/** Bytes a put holds while its previous write runs (then written with one writev). */
+const WRITE_BUFFER = 1024 * 1024;
+
 const isNotFound = (err: unknown) => (err as NodeJS.ErrnoException | null)?.code === 'ENOENT';
 
 export function createLocalProvider(rootDir: string): StorageProvider & { readonly rootDir: string } {
@@ -39,27 +43,47 @@ export function createLocalProvider(rootDir: string): StorageProvider & { readon
     return full;
   };
 
-  return {
+  /**
+   * Writes a new object through `<root>/.tmp`: `write` fills the stream, which is fsynced as it
+   * closes (the bytes are on disk before the caller records the object), then renamed into place.
+   */
+  async function stored(key: string, write: (out: WriteStream) => Promise<void>): Promise<{ size: number }> {
+    const target = pathOf(key);
+    await mkdir(tmpDir, { recursive: true });
+    const tmp = join(tmpDir, `${randomUUID()}.part`);
+    try {
+      // Up to 1 MiB waits while a write runs; the next write takes it all in one writev.
+      const out = createWriteStream(tmp, { flags: 'wx', highWaterMark: WRITE_BUFFER, flush: true });
+      try {
+        await write(out);
+      } finally {
+        // closed (and flushed) before the rename, also when `write` failed half-way
+        if (!out.closed) await finished(out.destroyed ? out : out.end()).catch(() => undefined);
+      }
+      await mkdir(dirname(target), { recursive: true });
+      await rename(tmp, target);
+      return { size: out.bytesWritten };
+    } catch (err) {
+      await unlink(tmp).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  const provider: StorageProvider & { readonly rootDir: string } = {
     kind: 'local',
     rootDir: root,
 
     async put(key, body) {
-      const target = pathOf(key);
-      await mkdir(tmpDir, { recursive: true });
-      const tmp = join(tmpDir, `${randomUUID()}.part`);
-      let size = 0;
-      try {
-        const out = createWriteStream(tmp, { flags: 'wx' });
+      return stored(key, async (out) => {
         await pipeline(body, out);
-        size = out.bytesWritten;
-        await syncFile(tmp);
-        await mkdir(dirname(target), { recursive: true });
-        await rename(tmp, target);
-      } catch (err) {
-        await unlink(tmp).catch(() => undefined);
-        throw err;
-      }
-      return { size };
+      });
+    },
+
+    async concat(key, parts, each) {
+      return stored(key, async (out) => {
+        for (const part of parts) await ((await provider.get(part)) as FileSlice).writeTo(out, each);
+        await finished(out.end());
+      });
     },
 
     async get(key, range?: ByteRange): Promise<Readable> {
@@ -72,7 +96,15 @@ export function createLocalProvider(rootDir: string): StorageProvider & { readon
         throw err;
       }
       // The handle is opened first so "not found" is an error of get(), not of the stream.
-      return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
+      try {
+        // a range needs no stat: past the end the stream ends (a download then fails: FileSlice.writeTo)
+        if (range) return new FileSlice(handle, range.start, range.end);
+        const { size } = await handle.stat();
+        return new FileSlice(handle, 0, size - 1);
+      } catch (err) {
+        await handle.close();
+        throw err;
+      }
     },
 
     async head(key) {
@@ -93,14 +125,5 @@ export function createLocalProvider(rootDir: string): StorageProvider & { readon
       }
     },
   };
-}
-
-/** fsync: the bytes are on disk before the caller records the object as stored. */
-async function syncFile(path: string): Promise<void> {
-  const fh = await open(path, 'r+');
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
+  return provider;
 }

@@ -11,6 +11,12 @@ export interface StorageProvider {
   readonly kind: 'local' | 's3';
   /** Streams `body` to `key` (replacing it); resolves with the bytes written. */
   put(key: string, body: Readable, opts: { contentType: string }): Promise<{ size: number }>;
+  /**
+   * Optional: stores the concatenation of the objects `parts` as `key` without the bytes passing
+   * through the caller's streams (the local provider copies through reused buffers). `each` sees
+   * every chunk in order, to hash it, and must not keep it.
+   */
+  concat?(key: string, parts: string[], each?: (chunk: Buffer) => void): Promise<{ size: number }>;
   /** A stream of the object, or of `range` of it; throws StorageNotFound when absent. */
   get(key: string, range?: ByteRange): Promise<Readable>;
   /** Size of the object, or null when absent. */
