@@ -1,4 +1,4 @@
-import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export class DataDirInUseError extends Error {}
@@ -12,6 +12,7 @@ export function lockDataDir(dataDir: string): { release(): void } {
   const file = join(dataDir, 'atrium.pid');
   const mine = `${process.pid}\n${new Date().toISOString()}\n`;
   const temp = `${file}.${process.pid}`;
+  mkdirSync(dataDir, { recursive: true });
   writeFileSync(temp, mine);
   try {
     for (let attempt = 0; ; attempt++) {
