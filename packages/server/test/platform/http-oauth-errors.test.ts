@@ -207,7 +207,7 @@ describe('database unavailable', () => {
   it('the token endpoint answers 503 temporarily_unavailable with Retry-After; other routes 503 service.unavailable', async () => {
     const down = await createTestApp();
     const client = await seedClient(down, { tenantId: down.demoTenantId });
-    // the job workers hold the database (PGlite's one connection) in their own loop: stop them first
+    // stop the job workers first: their own loop would log errors against the closed pool
     await down.app.ctx.jobs.stop();
     await down.database.close();
     try {
