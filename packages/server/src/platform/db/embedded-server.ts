@@ -41,8 +41,8 @@ export async function startEmbeddedPostgres(dataDir: string, opts: EmbeddedOptio
   const passwordFile = join(dataDir, 'pg-password');
   const runDir = join(dataDir, 'run');
   mkdirSync(dataDir, { recursive: true });
-  const owner = serverOwner(dataDir, opts.log);
   refuseForeignCluster(pgDir, passwordFile);
+  const owner = serverOwner(dataDir, opts.log);
 
   if (!existsSync(join(pgDir, 'PG_VERSION'))) {
     const started = Date.now();
