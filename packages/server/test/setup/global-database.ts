@@ -19,14 +19,22 @@ export default async function setup() {
   }
   const server = process.env.TEST_DATABASE_URL;
   const template = `atrium_tpl_${process.pid}`;
-  await adminQuery(server, `DROP DATABASE IF EXISTS ${template}`);
-  await adminQuery(server, `CREATE DATABASE ${template}`);
-  await prepareTemplate(withDatabase(server, template));
+  const stopServer = async () => {
+    await embedded?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await adminQuery(server, `DROP DATABASE IF EXISTS ${template}`);
+    await adminQuery(server, `CREATE DATABASE ${template}`);
+    await prepareTemplate(withDatabase(server, template));
+  } catch (err) {
+    await stopServer(); // a failed setup must not leave a server running
+    throw err;
+  }
   process.env.TEST_TEMPLATE_DATABASE = template;
 
   return async () => {
     await adminQuery(server, `DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
-    if (embedded) await embedded.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await stopServer();
   };
 }
