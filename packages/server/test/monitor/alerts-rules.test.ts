@@ -72,6 +72,19 @@ describe('/api/frontend-errors/alerts', () => {
     );
   });
 
+  it('a partial update changes only the fields it names (no create default resets the others)', async () => {
+    const created = await call(t.app, 'POST', RULES, { token: t.demoAdminToken, body: valid() });
+    const id = created.json().data.id;
+    const renamed = await call(t.app, 'PUT', `${RULES}/${id}`, { token: t.demoAdminToken, body: { name: 'Renamed' } });
+    expect(renamed.statusCode, renamed.body).toBe(200);
+    expect(renamed.json().data).toMatchObject({ ...valid(), name: 'Renamed' });
+    expect((await call(t.app, 'GET', `${RULES}/${id}`, { token: t.demoAdminToken })).json().data).toMatchObject({
+      enabled: true,
+      threshold: 10,
+      windowMinutes: 30,
+    });
+  });
+
   it('answers 400 naming the field and writes nothing', async () => {
     const before = await rowCount(t, errorAlertRules);
     const bad: [Record<string, unknown>, string, string][] = [

@@ -238,6 +238,28 @@ describe('declarations', () => {
     ).toThrow("test.unbounded: body.items[].qty is a number without a maximum (give it its column's range)");
     expect(() => declare(Type.Object({ qty: Type.Integer({ minimum: 1, maximum: 10 }) }))).not.toThrow();
   });
+
+  it('route() refuses a default in a PUT or PATCH body: a partial update would reset that field', () => {
+    const declare = (method: 'POST' | 'PUT' | 'PATCH', url: string) =>
+      route(Fastify(), {
+        method,
+        url,
+        operation: 'test.update',
+        auth: 'public',
+        schema: {
+          tags: ['Docs'],
+          summary: 'test',
+          body: Type.Object({ enabled: Type.Optional(Type.Boolean({ default: false })) }),
+          response: Type.Null(),
+        },
+        handler: async () => null,
+      });
+    expect(() => declare('PUT', '/api/test/a')).toThrow(
+      'test.update: body.enabled has a default in an update body (it would overwrite stored values)',
+    );
+    expect(() => declare('PATCH', '/api/test/b')).toThrow('body.enabled has a default');
+    expect(() => declare('POST', '/api/test/c')).not.toThrow();
+  });
 });
 
 describe('unsubscribe links', () => {

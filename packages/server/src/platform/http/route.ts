@@ -143,6 +143,7 @@ export function route<S extends Schemas>(app: FastifyInstance, def: RouteDef<S>)
   for (const [part, schema] of Object.entries({ params, querystring, body })) {
     if (schema) assertBounded(def.operation, part, schema);
   }
+  if (body && (def.method === 'PUT' || def.method === 'PATCH')) assertNoDefaults(def.operation, body);
 
   const config: RouteConfig = {
     operation: def.operation,
@@ -218,6 +219,22 @@ function assertBounded(operation: string, part: string, schema: TSchema): void {
         walk(sub, `${path}.*`);
   };
   walk(schema as unknown as Record<string, unknown>, part);
+}
+
+/**
+ * A default in an update body is filled in for every field the caller left out (Ajv
+ * `useDefaults`), so a partial update would silently reset those fields: refused at start.
+ */
+function assertNoDefaults(operation: string, schema: TSchema): void {
+  const walk = (s: unknown, path: string): void => {
+    if (!s || typeof s !== 'object') return;
+    for (const [k, v] of Object.entries(s)) {
+      if (k === 'default')
+        throw new Error(`${operation}: ${path} has a default in an update body (it would overwrite stored values)`);
+      walk(v, k === 'properties' ? path : `${path}.${k}`);
+    }
+  };
+  walk(schema, 'body');
 }
 
 /** A declaration mistake stops the start, rather than quietly limiting nothing (or everything). */

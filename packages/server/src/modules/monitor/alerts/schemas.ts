@@ -26,25 +26,33 @@ export const AlertRule = Type.Object({
   updatedAt: Timestamp,
 });
 
+const ruleFields = {
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  enabled: Type.Optional(Type.Boolean()),
+  condition: Condition,
+  errorType: Type.Optional(Nullable(ErrorTypeSchema)),
+  level: Type.Optional(Nullable(ErrorLevelSchema)),
+  threshold: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.threshold })),
+  windowMinutes: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.windowMinutes })),
+  channels: Type.Optional(Type.Array(Channel, { uniqueItems: true, maxItems: 3 })),
+  recipients: Type.Optional(Type.Array(Id, { uniqueItems: true, maxItems: LIMITS.recipients })),
+  webhookUrl: Type.Optional(
+    Nullable(Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 2000, description: 'http or https URL' })),
+  ),
+};
+
 export const AlertRuleCreate = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 100 }),
+    ...ruleFields,
     enabled: Type.Optional(Type.Boolean({ default: false })),
-    condition: Condition,
-    errorType: Type.Optional(Nullable(ErrorTypeSchema)),
-    level: Type.Optional(Nullable(ErrorLevelSchema)),
     threshold: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.threshold, default: 1 })),
     windowMinutes: Type.Optional(Type.Integer({ minimum: 1, maximum: LIMITS.windowMinutes, default: 60 })),
-    channels: Type.Optional(Type.Array(Channel, { uniqueItems: true, maxItems: 3 })),
-    recipients: Type.Optional(Type.Array(Id, { uniqueItems: true, maxItems: LIMITS.recipients })),
-    webhookUrl: Type.Optional(
-      Nullable(Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 2000, description: 'http or https URL' })),
-    ),
   },
   { additionalProperties: false },
 );
 
-export const AlertRuleUpdate = Type.Partial(AlertRuleCreate, { additionalProperties: false });
+/** Without the create defaults: a field left out keeps its stored value. */
+export const AlertRuleUpdate = Type.Partial(Type.Object(ruleFields), { additionalProperties: false });
 export const AlertRuleEnabled = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false });
 
 export const AlertRuleQuery = Type.Object({
