@@ -17,9 +17,23 @@ let now = new Date('2026-11-21T08:00:00.000Z');
 let token: string;
 let ownerId: number;
 const events: TaskFinishedEvent[] = [];
-const gates = new Map<number, () => void>();
-const gateOf = (id: number) => new Promise<void>((resolve) => gates.set(id, resolve));
-const waiting = new Map<number, Promise<void>>();
+/**
+ * One gate per task, made by whichever comes first: the test, or the worker that already took the
+ * job (the job is woken at commit, often before `create` has returned here).
+ */
+const gates = new Map<number, { passed: Promise<void>; open: () => void }>();
+const gateOf = (id: number) => {
+  let gate = gates.get(id);
+  if (!gate) {
+    let open = () => {};
+    const passed = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    gate = { passed, open };
+    gates.set(id, gate);
+  }
+  return gate.passed;
+};
 
 beforeAll(async () => {
   t = await createTestApp({ clock: () => now });
@@ -32,7 +46,7 @@ beforeAll(async () => {
     kind: 'test.gate',
     async run(_ctx, task, controls) {
       await controls.progress(10);
-      await (waiting.get(task.id) ?? gateOf(task.id));
+      await gateOf(task.id);
       if (await controls.isCancelled()) throw new TaskCancelled();
       return {
         file: { body: Readable.from([Buffer.from(`result of ${task.id}\n`)]), name: 'r.txt', mime: 'text/plain' },
@@ -41,17 +55,17 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  for (const open of gates.values()) open();
+  for (const gate of gates.values()) gate.open();
   await t?.close();
 });
 
 const scope = () => userScope(t.demoTenantId, ownerId);
 const createGated = async () => {
   const task = await t.app.tasks.create(scope(), 'test.gate', { n: 1 });
-  waiting.set(task.id, gateOf(task.id));
+  void gateOf(task.id);
   return task;
 };
-const open = (id: number) => gates.get(id)?.();
+const open = (id: number) => gates.get(id)?.open();
 const get = async (id: number) => (await call(t.app, 'GET', `/api/tasks/${id}`, { token })).json().data as TaskData;
 const refsOfTask = (id: number) =>
   t.database.db
