@@ -1,13 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { serviceArgs } from './service-command.ts';
+import { freeLoopbackPort } from '../packages/server/src/platform/net/free-port.ts';
+import { serviceArgs, stop } from './service-command.ts';
 
 /**
  * The service's memory (issue: ready RSS ≤ 200 MiB; flat ≤ 350 MiB under sustained load).
@@ -54,7 +54,7 @@ async function main() {
   const dataDir = mkdtempSync(join(os.tmpdir(), 'atrium-memory-'));
   let child: ChildProcess | null = null;
   try {
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     child = spawn(process.execPath, [...NODE_ARGS, ...serviceArgs()], {
       cwd: ROOT,
       stdio: ['ignore', 'inherit', 'inherit'],
@@ -183,27 +183,6 @@ async function waitReady(child: ChildProcess, url: string) {
     await sleep(0.2);
   }
   throw new Error(`${url} was not ready within 60 s`);
-}
-
-async function stop(child: ChildProcess) {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 async function createDatabase(server: string) {

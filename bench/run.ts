@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { embeddedUrl } from '../packages/server/src/platform/db/embedded-server.ts';
+import { freeLoopbackPort } from '../packages/server/src/platform/net/free-port.ts';
 import {
   CHUNK_SIZE,
   createTestFile,
@@ -39,7 +39,7 @@ import {
   oidcProviderRows,
 } from './oauth.ts';
 import { type PgMemory, postgresMemory } from './postgres-memory.ts';
-import { serviceArgs } from './service-command.ts';
+import { serviceArgs, stop } from './service-command.ts';
 import { type Capture, captureSql } from './sql-capture.ts';
 import { limitTarget, ratioTarget, type Target, targetTable, verdict } from './targets.ts';
 
@@ -339,7 +339,7 @@ async function startService(extraEnv: Record<string, string> = {}): Promise<Serv
 
 /** The service on `dataDir` with the same environment (secrets included), on a new free port. */
 async function restartService(from: { dataDir: string; env: Record<string, string> }): Promise<Service> {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const env = { ...from.env, PORT: String(port) };
   dataDirs.add(from.dataDir);
   const t0 = performance.now();
@@ -361,7 +361,7 @@ async function checkedGet(url: string, headers: Record<string, string>) {
 }
 
 async function startBaseline() {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const child = launch([join(ROOT, 'bench/baseline.ts')], { PATH: process.env.PATH ?? '', PORT: String(port) });
   const url = `http://127.0.0.1:${port}`;
   await waitReady(child, `${url}/`);
@@ -370,7 +370,7 @@ async function startBaseline() {
 
 /** `@fastify/static` serving `root` (bench/static.ts), the download yardstick. */
 async function startStatic(root: string) {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const child = launch([join(ROOT, 'bench/static.ts')], {
     PATH: process.env.PATH ?? '',
     PORT: String(port),
@@ -383,7 +383,7 @@ async function startStatic(root: string) {
 
 /** oidc-provider (bench/oauth.ts run as a script) with `env` naming its client. */
 async function startOidcProvider(env: Record<string, string>) {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const child = launch([OIDC_PROVIDER_SCRIPT], {
     PATH: process.env.PATH ?? '',
     NODE_ENV: 'production',
@@ -399,7 +399,7 @@ const harness: Harness = { measure, signIn, stop, startOidcProvider };
 
 /** A bench script (a yardstick server) in a child process, on a free port given as PORT. */
 async function startScript(script: string, env: Record<string, string>, readyPath: string) {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const child = launch([script], { PATH: process.env.PATH ?? '', PORT: String(port), ...env });
   const url = `http://127.0.0.1:${port}`;
   await waitReady(child, url + readyPath);
@@ -440,27 +440,6 @@ async function waitReady(child: ChildProcess, url: string) {
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`${url} was not ready within 120 s`);
-}
-
-async function stop(child: ChildProcess) {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 const fmt = (n: number, digits = 0) =>

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,4 +15,14 @@ export function serviceArgs(): string[] {
   };
   const flags = pkg.scripts.start.split(/\s+/).filter((a) => a.startsWith('--'));
   return [...flags, join(ROOT, 'packages/server/src/main.ts')];
+}
+
+/** Stops a child the bench started: SIGTERM (the service then stops its PostgreSQL), SIGKILL after 15 s. */
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
 }

@@ -50,3 +50,13 @@ export async function createVia(
 /** The `field` of every entry in an error's `details`. */
 export const fieldsOf = (res: { json(): { details?: { field: string }[] } }) =>
   (res.json().details ?? []).map((d) => d.field);
+
+/** Polls until `check` holds; pub/sub reaches the other instance within milliseconds, not at once. */
+export async function eventually(check: () => Promise<boolean>, ms = 2000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return check();
+}

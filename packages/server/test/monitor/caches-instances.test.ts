@@ -1,18 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestApp, createTestStore, type TestApp, type TestStore, usingRedis } from '../helpers/app.ts';
+import { eventually } from '../helpers/assert.ts';
 import { createTenant, type TenantFixture } from '../helpers/fixtures.ts';
 import { createRule, logsOf, RULES } from './alerts-helpers.ts';
 import { jsError, report } from './ingest-helpers.ts';
-
-/** Polls until `check` holds; pub/sub reaches the other instance within milliseconds, not at once. */
-async function eventually(check: () => Promise<boolean>, ms = 2000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return check();
-}
 
 let n = 0;
 /** a message no other report has sent: a new issue each time */

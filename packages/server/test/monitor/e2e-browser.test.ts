@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freeLoopbackPort } from '../../src/platform/net/free-port.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { buildApp, uploadMap } from './sourcemaps-helpers.ts';
 
@@ -26,17 +27,6 @@ const TYPES = [
   'white_screen',
 ] as const;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 describe.skipIf(!existsSync(CHROMIUM))('front-end errors end to end in Chromium', () => {
   let t: TestApp;
   let api: string;
@@ -50,7 +40,7 @@ describe.skipIf(!existsSync(CHROMIUM))('front-end errors end to end in Chromium'
     if (!existsSync(REPORTER)) execFileSync('node', [join(ROOT, 'packages/error-reporter/build.mjs')], { cwd: ROOT });
     const reporterJs = readFileSync(REPORTER, 'utf8');
 
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     api = `http://127.0.0.1:${port}`;
     t = await createTestApp({ env: { PUBLIC_BASE_URL: api } });
     await t.app.listen({ port, host: '127.0.0.1' });

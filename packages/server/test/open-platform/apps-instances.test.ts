@@ -1,17 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestApp, createTestStore, type TestApp, type TestStore, usingRedis } from '../helpers/app.ts';
+import { eventually } from '../helpers/assert.ts';
 import { accessToken, clientCredentials, confidentialBody, createApp } from './apps-helpers.ts';
-
-/** Polls until `check` holds; pub/sub reaches the other instance within milliseconds, not at once. */
-async function eventually(check: () => Promise<boolean>, ms = 2000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return check();
-}
 
 /**
  * Client authentication reads client records from a per-instance cache. A change made through one

@@ -1,23 +1,12 @@
-import { createServer } from 'node:net';
 import { eq } from 'drizzle-orm';
 import * as oauth from 'oauth4webapi';
 import { hashSecret, newClientId, newClientSecret, secretHint } from '../../src/modules/open-platform/apps/secrets.ts';
 import { openApps } from '../../src/modules/open-platform/apps/tables.ts';
+import { freeLoopbackPort } from '../../src/platform/net/free-port.ts';
 import { call, createTestApp, type TestApp, type TestAppOptions } from '../helpers/app.ts';
 
 /** oauth4webapi refuses http:// unless told; the test server listens on loopback http. */
 export const insecure = { [oauth.allowInsecureRequests]: true } as const;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export type OAuthServer = TestApp & { issuer: string; as: oauth.AuthorizationServer };
 
@@ -27,7 +16,7 @@ export type OAuthServer = TestApp & { issuer: string; as: oauth.AuthorizationSer
  * it the standard way (RFC 8414).
  */
 export async function startOAuthServer(opts: TestAppOptions = {}): Promise<OAuthServer> {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const issuer = `http://127.0.0.1:${port}`;
   const t = await createTestApp({ ...opts, env: { PUBLIC_BASE_URL: issuer, ...opts.env } });
   await t.app.listen({ port, host: '127.0.0.1' });

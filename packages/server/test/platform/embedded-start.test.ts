@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { freeLoopbackPort } from '../../src/platform/net/free-port.ts';
 
 /**
  * The newcomer's path, end to end: `npm start` with no DATABASE_URL runs an embedded PostgreSQL
@@ -26,17 +26,8 @@ afterAll(() => {
 
 type Service = { child: ChildProcess; base: string; output: () => string; exited: Promise<number | null> };
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 async function startService(dataDir: string): Promise<Service> {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '/tmp',

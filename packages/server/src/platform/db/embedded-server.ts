@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
+import { freeLoopbackPort } from '../net/free-port.ts';
 import { EmbeddedUnavailableError, type PgBinaries, pgBinaries } from './embedded-binaries.ts';
 
 /**
@@ -272,17 +272,4 @@ function logTail(pgDir: string): string {
   } catch {
     return '';
   }
-}
-
-function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }
