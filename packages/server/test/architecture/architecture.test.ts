@@ -1,0 +1,105 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { NOT_YET_RESHAPED } from './not-yet-reshaped.ts';
+import { checkFile, RULES, sourceFiles } from './rules.ts';
+
+const src = join(import.meta.dirname, '../../src');
+
+describe('architecture: the module shape of docs/architecture.md', () => {
+  it('holds in every source file', () => {
+    const found = [...sourceFiles(src)].flatMap(([file, text]) => checkFile(file, text));
+    const fresh = found.filter((v) => !NOT_YET_RESHAPED.has(`${v.file} ${v.rule}`));
+    const report = fresh.map((v) => `src/${v.file}:${v.line} ${RULES[v.rule]}\n    ${v.text}`);
+    expect(report).toEqual([]);
+  });
+
+  it('lists only files that still break a rule (reshaped files leave the list)', () => {
+    const found = new Set(
+      [...sourceFiles(src)].flatMap(([file, text]) => checkFile(file, text).map((v) => `${v.file} ${v.rule}`)),
+    );
+    expect([...NOT_YET_RESHAPED].filter((k) => !found.has(k))).toEqual([]);
+  });
+});
+
+// The checks are only worth what they catch: each rule, shown failing on a fixture.
+describe('architecture checks catch each violation', () => {
+  const cases: [string, string, string, keyof typeof RULES][] = [
+    [
+      'the kernel importing a module',
+      'platform/http/x.ts',
+      "import { a } from '../../modules/identity/index.ts';",
+      'kernel-imports-module',
+    ],
+    [
+      'a deep import across modules',
+      'modules/scheduler/service.ts',
+      "import { menus } from '../identity/menus-service.ts';",
+      'deep-import-across-modules',
+    ],
+    [
+      'a route importing the context',
+      'modules/member/routes.ts',
+      "import type { AppContext } from '../../platform/context.ts';",
+      'route-gets-context',
+    ],
+    [
+      'a route importing the Db',
+      'modules/files/routes/files.ts',
+      "import type { Db } from '../../../platform/db/client.ts';",
+      'route-gets-context',
+    ],
+    [
+      'a route using ctx',
+      'modules/identity/routes/users.ts',
+      '    handler: async (req) => listUsers(ctx.db, req.query),',
+      'route-gets-context',
+    ],
+    [
+      'Drizzle in a service',
+      'modules/identity/users-service.ts',
+      "import { eq } from 'drizzle-orm';",
+      'sql-outside-repository',
+    ],
+    [
+      'a query in a service',
+      'modules/member/service.ts',
+      '  const rows = await db.select().from(members);',
+      'sql-outside-repository',
+    ],
+    [
+      'a transaction in a helper',
+      'modules/messaging/dispatch/notify.ts',
+      '  await db.transaction(async (tx) => {',
+      'transaction-outside-service',
+    ],
+    [
+      'a transaction in a repository',
+      'modules/files/object-repository.ts',
+      '  return db.transaction(async (tx) => {',
+      'transaction-outside-service',
+    ],
+    [
+      'a queue declared in index.ts',
+      'modules/tasks/index.ts',
+      '  defineJob<TaskJob>({ name: "tasks.run" });',
+      'job-outside-jobs-file',
+    ],
+  ];
+  it.each(cases)('%s', (_name, file, line, rule) => {
+    expect(checkFile(file, line).map((v) => v.rule)).toEqual([rule]);
+  });
+
+  it('lets the allowed shapes through', () => {
+    const allowed: [string, string][] = [
+      ['modules/scheduler/service.ts', "import { menus } from '../identity/index.ts';"],
+      ['modules/identity/users-repository.ts', "import { and, eq } from 'drizzle-orm';"],
+      ['modules/identity/users-repository.ts', '  return db.select().from(users);'],
+      ['modules/identity/tables.ts', "import { sql } from 'drizzle-orm';"],
+      ['modules/identity/users-service.ts', "import type { SQL } from 'drizzle-orm';"],
+      ['modules/identity/users-service.ts', '  return db.transaction(async (tx) => repo.insert(tx, row));'],
+      ['modules/tasks/jobs.ts', '  export const runTask = defineJob<TaskJob>({ name: "tasks.run" });'],
+      ['platform/http/route.ts', "import { x } from '../db/client.ts';"],
+    ];
+    for (const [file, line] of allowed) expect(checkFile(file, line), `${file}: ${line}`).toEqual([]);
+  });
+});

@@ -1,0 +1,90 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, posix, relative } from 'node:path';
+
+/**
+ * The module shape of docs/architecture.md as checks over source text: cheap, exhaustive, and
+ * each finding names the file and line. Paths are relative to `src/`, with forward slashes.
+ */
+export type Violation = { file: string; line: number; rule: RuleId; text: string };
+
+export type RuleId =
+  | 'kernel-imports-module'
+  | 'deep-import-across-modules'
+  | 'route-gets-context'
+  | 'sql-outside-repository'
+  | 'transaction-outside-service'
+  | 'job-outside-jobs-file';
+
+export const RULES: Record<RuleId, string> = {
+  'kernel-imports-module': 'platform/ is the kernel: it imports no module',
+  'deep-import-across-modules': 'another module is reached only through its index.ts (or api.ts)',
+  'route-gets-context': 'route files receive services: no AppContext, no Db, no ctx',
+  'sql-outside-repository': 'Drizzle and SQL only in *-repository.ts / repository.ts (tables in tables.ts)',
+  'transaction-outside-service': 'transactions start in services (*-service.ts / service.ts) only',
+  'job-outside-jobs-file': 'jobs and system tasks are declared in the module’s jobs.ts only',
+};
+
+const IMPORT = /^\s*(?:import|export)\s+(type\s+)?[^'"]*?from\s+'([^']+)'/;
+
+const isRouteFile = (f: string) => /(^|\/)routes(\.ts$|\/)|-routes\.ts$/.test(f);
+const isRepository = (f: string) => /(^|\/|-)repository\.ts$/.test(f);
+const isService = (f: string) => /(^|\/|-)service\.ts$/.test(f);
+const isTables = (f: string) => /(^|\/|-)tables\.ts$/.test(f);
+const isJobsFile = (f: string) => /(^|\/)jobs\.ts$/.test(f);
+
+/** `modules/identity/routes/users.ts` → `identity`; kernel and root files → null */
+function moduleOf(file: string): string | null {
+  const m = /^modules\/([^/]+)\//.exec(file);
+  return m ? (m[1] ?? null) : null;
+}
+
+/** Every finding in one source file (`file` relative to src/, `text` its content). */
+export function checkFile(file: string, text: string): Violation[] {
+  const out: Violation[] = [];
+  const lines = text.split('\n');
+  const mod = moduleOf(file);
+  const add = (line: number, rule: RuleId) => out.push({ file, line: line + 1, rule, text: lines[line]?.trim() ?? '' });
+
+  lines.forEach((src, i) => {
+    const imp = IMPORT.exec(src);
+    if (imp) {
+      const typeOnly = Boolean(imp[1]);
+      const spec = imp[2] ?? '';
+      const target = spec.startsWith('.') ? posix.normalize(posix.join(posix.dirname(file), spec)) : null;
+      if (target) {
+        const targetMod = moduleOf(target);
+        if (file.startsWith('platform/') && target.startsWith('modules/')) add(i, 'kernel-imports-module');
+        if (mod && targetMod && targetMod !== mod && !/^modules\/[^/]+\/(index|api)\.ts$/.test(target))
+          add(i, 'deep-import-across-modules');
+        if (mod && isRouteFile(file) && /^platform\/(context|db\/client)\.ts$/.test(target))
+          add(i, 'route-gets-context');
+      }
+      if (mod && spec === 'drizzle-orm' && !typeOnly && !isRepository(file) && !isTables(file))
+        add(i, 'sql-outside-repository');
+      return;
+    }
+    if (!mod) return;
+    if (isRouteFile(file) && /\bctx\.|\bctx\b\s*[,)]/.test(src)) add(i, 'route-gets-context');
+    if (!isRepository(file) && /\b(db|tx|ctx\.db)\s*\.\s*(select|insert|update|delete|execute)\s*\(/.test(src))
+      add(i, 'sql-outside-repository');
+    if (!isService(file) && /\.transaction\s*\(/.test(src)) add(i, 'transaction-outside-service');
+    if (!isJobsFile(file) && /\b(defineJob|defineQueue|defineSystemTask|registerSystemTask)\s*[(<]/.test(src))
+      add(i, 'job-outside-jobs-file');
+  });
+  return out;
+}
+
+/** Every `.ts` source under `src/` (tests beside the code excluded), keyed by path relative to src/. */
+export function sourceFiles(srcDir: string): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.ts') && !e.name.endsWith('.test.ts'))
+        files.set(relative(srcDir, p).split('\\').join('/'), readFileSync(p, 'utf8'));
+    }
+  };
+  walk(srcDir);
+  return files;
+}
