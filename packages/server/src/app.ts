@@ -79,7 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     metrics,
     jobs: createJobs({ database, config, registry: metrics.registry, log: logger }),
     settingsRegistry,
-    settings: createSettingsStore(database.db, settingsRegistry),
+    settings: createSettingsStore({ db: database.db, registry: settingsRegistry, cache, clock }),
     realtime: createRealtimeHub({ db: database.db, cache, clock }),
     clock,
     log: logger,
@@ -141,6 +141,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRoute', (r) => {
     if (r.config?.permission) declared.add(r.config.permission);
   });
+  await ctx.settings.listen();
   await registerOpenApi(app, VERSION, openPlatform.scopes.descriptions());
   await app.register(websocket);
 

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { ADMIN_PASSWORD, createTestApp, createTestStore, type TestApp, type TestStore } from '../helpers/app.ts';
+import { eventually } from '../helpers/assert.ts';
 
 /**
  * Two instances of the service on one PostgreSQL and one Redis, spoken to over real HTTP
@@ -69,6 +70,21 @@ describe.runIf(enabled)('two instances on one database and one Redis', () => {
     expect(me.status).toBe(401);
     expect(me.body.error).toBe('auth.invalid_token');
     expect((await http(urlB, 'GET', '/api/auth/me', { token: operator.accessToken })).status).toBe(200);
+  });
+
+  it('serves on A, at once, a setting changed through B (settings are cached on each instance)', async () => {
+    const { accessToken } = await signIn(urlA);
+    const minLength = async (url: string) =>
+      (await http(url, 'GET', '/api/settings/security', { token: accessToken })).body.data.values.passwordMinLength;
+    expect(await minLength(urlA)).toBe(8); // now cached on A
+    const put = await http(urlB, 'PUT', '/api/settings/security', {
+      token: accessToken,
+      body: { passwordMinLength: 12 },
+    });
+    expect(put.status).toBe(200);
+    expect(await eventually(async () => (await minLength(urlA)) === 12)).toBe(true);
+    await http(urlB, 'PUT', '/api/settings/security', { token: accessToken, body: { passwordMinLength: 8 } });
+    expect(await eventually(async () => (await minLength(urlA)) === 8)).toBe(true);
   });
 
   it('pushes to a WebSocket on A an event published on B', async () => {

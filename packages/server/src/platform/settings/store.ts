@@ -1,5 +1,7 @@
-import { and, eq, inArray, isNull, or } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import { Value } from 'typebox/value';
+import type { Cache } from '../cache/cache.ts';
+import { createLocalCache } from '../cache/local-cache.ts';
 import type { Db } from '../db/client.ts';
 import { AppError, type FieldError } from '../http/errors.ts';
 import type { SettingsModule, SettingsRegistry, Visibility } from './registry.ts';
@@ -9,29 +11,50 @@ export type SettingsStore = ReturnType<typeof createSettingsStore>;
 
 const visibilityRank: Record<Visibility, number> = { public: 0, authenticated: 1, admin: 2 };
 
-export function createSettingsStore(db: Db, registry: SettingsRegistry) {
+type StoredRow = { tenantId: number | null; module: string; values: Record<string, unknown> };
+
+/**
+ * Settings are read on every sign-in and many requests, and change rarely: the stored rows of each
+ * scope (the platform, one tenant) are kept in the local cache, dropped on every instance when
+ * that scope's settings change.
+ */
+export function createSettingsStore(deps: {
+  db: Db;
+  registry: SettingsRegistry;
+  cache: Pick<Cache, 'publish' | 'subscribe'>;
+  clock: () => Date;
+}) {
+  const { db, registry } = deps;
+  const scopeRows = createLocalCache<StoredRow[]>({
+    channel: 'settings:changed',
+    cache: deps.cache,
+    clock: deps.clock,
+    load: (key) => rowsOfScope(key === 'platform' ? null : Number(key)),
+  });
+  const keyOf = (tenantId: number | null) => (tenantId === null ? 'platform' : String(tenantId));
+
+  /** `exec` is the open transaction when called inside one: its rows, and no second connection. */
+  function rowsOfScope(tenantId: number | null, exec: Db = db): Promise<StoredRow[]> {
+    const scopeCond = tenantId === null ? isNull(settingsValues.tenantId) : eq(settingsValues.tenantId, tenantId);
+    return exec
+      .select({ tenantId: settingsValues.tenantId, module: settingsValues.module, values: settingsValues.values })
+      .from(settingsValues)
+      .where(scopeCond);
+  }
+
+  /** the platform's rows, and the tenant's when there is one */
+  async function storedRows(tenantId: number | null): Promise<StoredRow[]> {
+    const platform = await scopeRows.get(keyOf(null));
+    return tenantId === null ? platform : [...platform, ...(await scopeRows.get(keyOf(tenantId)))];
+  }
+
   function moduleOrThrow(module: string): SettingsModule {
     const mod = registry.get(module);
     if (!mod) throw new AppError(404, 'settings.module_not_found', `No settings module "${module}"`);
     return mod;
   }
 
-  /** `exec` is the open transaction when called inside one: its rows, and no second connection. */
-  async function storedRows(modules: string[], tenantId: number | null, exec: Db = db) {
-    const scopeCond =
-      tenantId === null
-        ? isNull(settingsValues.tenantId)
-        : or(isNull(settingsValues.tenantId), eq(settingsValues.tenantId, tenantId));
-    return exec
-      .select()
-      .from(settingsValues)
-      .where(and(inArray(settingsValues.module, modules), scopeCond));
-  }
-
-  function resolve(
-    mod: SettingsModule,
-    rows: { tenantId: number | null; module: string; values: Record<string, unknown> }[],
-  ) {
+  function resolve(mod: SettingsModule, rows: StoredRow[]) {
     const platform = rows.find((r) => r.module === mod.module && r.tenantId === null)?.values ?? {};
     const tenant = rows.find((r) => r.module === mod.module && r.tenantId !== null)?.values ?? {};
     const out: Record<string, unknown> = {};
@@ -44,19 +67,19 @@ export function createSettingsStore(db: Db, registry: SettingsRegistry) {
   }
 
   return {
+    /** subscribes to other instances' changes; call once at start */
+    listen: scopeRows.listen,
+
     /** Effective values of one module for a tenant (or the platform when tenantId is null). */
     async effective<T = Record<string, unknown>>(module: string, tenantId: number | null): Promise<T> {
       const mod = moduleOrThrow(module);
-      return resolve(mod, await storedRows([module], tenantId)) as T;
+      return resolve(mod, await storedRows(tenantId)) as T;
     },
 
     /** Values of every module up to a visibility, for `GET /api/settings/me`. */
     async projected(tenantId: number | null, upTo: Visibility): Promise<Record<string, Record<string, unknown>>> {
       const mods = registry.all();
-      const rows = await storedRows(
-        mods.map((m) => m.module),
-        tenantId,
-      );
+      const rows = await storedRows(tenantId);
       const out: Record<string, Record<string, unknown>> = {};
       for (const mod of mods) {
         const values = resolve(mod, rows);
@@ -100,7 +123,7 @@ export function createSettingsStore(db: Db, registry: SettingsRegistry) {
         const next = { ...(row?.values ?? {}), ...patch };
         if (tenantId !== null) {
           // Sparse tenant overrides: drop what equals the platform value it would inherit.
-          const inherited = resolve(mod, await storedRows([module], null, tx));
+          const inherited = resolve(mod, await rowsOfScope(null, tx));
           for (const k of Object.keys(next))
             if (JSON.stringify(next[k]) === JSON.stringify(inherited[k])) delete next[k];
         }
@@ -119,6 +142,7 @@ export function createSettingsStore(db: Db, registry: SettingsRegistry) {
             });
         }
       });
+      await scopeRows.changed(keyOf(tenantId));
       return this.effective(module, tenantId);
     },
   };

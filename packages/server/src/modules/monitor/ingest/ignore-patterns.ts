@@ -8,8 +8,6 @@ import type { MonitorSettings } from '../settings.ts';
  * can stall the server the way a backtracking engine would. An expression RE2 cannot compile
  * (syntax error, or a backreference or lookaround, which RE2 refuses) is skipped.
  */
-const TTL_MS = 10_000;
-
 export type IgnoreMatcher = { ignores(tenantId: number | null, message: string): Promise<boolean> };
 
 export function compilePatterns(sources: string[]): RE2JS[] {
@@ -24,17 +22,19 @@ export function compilePatterns(sources: string[]): RE2JS[] {
   return out;
 }
 
-/** Compiled patterns per tenant, kept for a few seconds: a report must not cost a compile per pattern. */
-export function createIgnoreMatcher(settings: SettingsStore, clock: () => Date): IgnoreMatcher {
-  const cache = new Map<string, { until: number; patterns: RE2JS[] }>();
+/**
+ * Compiled once per saved value: the settings store keeps each scope's values in its cache (the
+ * same array until the setting changes), so a report costs no compile and no settings query.
+ */
+export function createIgnoreMatcher(settings: SettingsStore): IgnoreMatcher {
+  const compiled = new WeakMap<string[], RE2JS[]>();
   async function patternsOf(tenantId: number | null): Promise<RE2JS[]> {
-    const key = String(tenantId);
-    const now = clock().getTime();
-    const hit = cache.get(key);
-    if (hit && hit.until > now) return hit.patterns;
-    const values = await settings.effective<MonitorSettings>('monitor', tenantId);
-    const patterns = compilePatterns(values.errorIgnorePatterns);
-    cache.set(key, { until: now + TTL_MS, patterns });
+    const sources = (await settings.effective<MonitorSettings>('monitor', tenantId)).errorIgnorePatterns;
+    let patterns = compiled.get(sources);
+    if (!patterns) {
+      patterns = compilePatterns(sources);
+      compiled.set(sources, patterns);
+    }
     return patterns;
   }
   return {

@@ -72,7 +72,7 @@ async function attribute(
 
 /** Ingestion of front-end error reports and their grouping into issues (spec §2.5, §3.4, §8). */
 export function createIngestService(ctx: AppContext, activeSite: ActiveSite, hooks: IngestHooks = {}) {
-  const ignore = createIgnoreMatcher(ctx.settings, ctx.clock);
+  const ignore = createIgnoreMatcher(ctx.settings);
   const writer = createReportWriter(ctx.db, ctx.log);
   return {
     async report(r: ReportRequest): Promise<ReportOutcome> {
