@@ -5,7 +5,7 @@ import type { Config } from './config.ts';
 import { createFilesModule } from './modules/files/index.ts';
 import { identityStats } from './modules/identity/identity-stats.ts';
 import { createIdentityModule, type IdentityModule } from './modules/identity/index.ts';
-import { createMemberModule, memberContacts } from './modules/member/index.ts';
+import { createMemberModule } from './modules/member/index.ts';
 import { createMessagingModule, type MessagingModule } from './modules/messaging/index.ts';
 import { createMonitorModule } from './modules/monitor/index.ts';
 import { createOpenPlatformModule, type OpenPlatformModule } from './modules/open-platform/index.ts';
@@ -100,7 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const tasks = createTasksModule(ctx, { files, exportOperationLogs: system.exportOperationLogs });
   const messaging = createMessagingModule(ctx, {
     userContacts: identity.userContacts,
-    memberContacts: (tenantId, ids) => memberContacts(ctx.db, { tenantId }, ids),
+    memberContacts: member.contacts,
     usersByTargets: identity.usersByTargets,
     targetsOfUser: identity.targetsOfUser,
     missingTargets: identity.missingTargets,

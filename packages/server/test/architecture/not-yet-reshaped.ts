@@ -37,8 +37,6 @@ export const NOT_YET_RESHAPED: ReadonlySet<string> = new Set([
   'modules/identity/seed.ts transaction-outside-service',
   'modules/identity/tenants-service.ts sql-outside-repository',
   'modules/identity/user-groups-service.ts sql-outside-repository',
-  'modules/member/routes.ts route-gets-context',
-  'modules/member/service.ts sql-outside-repository',
   'modules/messaging/announcements/service.ts deep-import-across-modules',
   'modules/messaging/dispatch/deliver.ts sql-outside-repository',
   'modules/messaging/dispatch/digest.ts sql-outside-repository',

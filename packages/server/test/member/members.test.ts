@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findMember } from '../../src/modules/member/index.ts';
+import { findMember } from '../../src/modules/member/repository.ts';
 import { members } from '../../src/modules/member/tables.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { createVia, rowById, rowCount } from '../helpers/assert.ts';

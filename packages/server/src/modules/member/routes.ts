@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../platform/context.ts';
 import { route } from '../../platform/http/route.ts';
 import { IdParams, Ok, PageOf } from '../../platform/http/schemas.ts';
 import { MemberCreateBody, MemberListQuery, MemberUpdateBody, MemberView } from './schemas.ts';
-import * as service from './service.ts';
+import type { MemberService } from './service.ts';
 
-export function memberRoutes(app: FastifyInstance, ctx: AppContext) {
-  const { db } = ctx;
+/** `/api/members`: the console's member administration. */
+export function memberRoutes(app: FastifyInstance, members: MemberService) {
   const tags = ['Members'];
 
   route(app, {
@@ -16,7 +15,7 @@ export function memberRoutes(app: FastifyInstance, ctx: AppContext) {
     auth: 'user',
     permission: 'member:member:list',
     schema: { tags, summary: 'Members, newest first', querystring: MemberListQuery, response: PageOf(MemberView) },
-    handler: async (req) => service.listMembers(db, req.scope, req.query),
+    handler: async (req) => members.list(req.scope, req.query),
   });
 
   route(app, {
@@ -26,7 +25,7 @@ export function memberRoutes(app: FastifyInstance, ctx: AppContext) {
     auth: 'user',
     permission: 'member:member:list',
     schema: { tags, summary: 'One member', params: IdParams, response: MemberView },
-    handler: async (req) => service.getMember(db, req.scope, req.params.id),
+    handler: async (req) => members.get(req.scope, req.params.id),
   });
 
   route(app, {
@@ -37,7 +36,7 @@ export function memberRoutes(app: FastifyInstance, ctx: AppContext) {
     permission: 'member:member:create',
     status: 201,
     schema: { tags, summary: 'Create a member', body: MemberCreateBody, response: MemberView },
-    handler: async (req) => service.createMember(db, req.scope, req.body),
+    handler: async (req) => members.create(req.scope, req.body),
   });
 
   route(app, {
@@ -53,7 +52,7 @@ export function memberRoutes(app: FastifyInstance, ctx: AppContext) {
       body: MemberUpdateBody,
       response: MemberView,
     },
-    handler: async (req) => service.updateMember(db, req.scope, req.params.id, req.body, ctx.clock()),
+    handler: async (req) => members.update(req.scope, req.params.id, req.body),
   });
 
   route(app, {
@@ -64,7 +63,7 @@ export function memberRoutes(app: FastifyInstance, ctx: AppContext) {
     permission: 'member:member:delete',
     schema: { tags, summary: 'Delete a member', params: IdParams, response: Ok },
     handler: async (req) => {
-      await service.deleteMember(db, req.scope, req.params.id);
+      await members.remove(req.scope, req.params.id);
       return { ok: true as const };
     },
   });
