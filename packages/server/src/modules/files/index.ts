@@ -1,9 +1,11 @@
 import multipart from '@fastify/multipart';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
 import { createChunkedUploads } from './chunked-upload.ts';
 import { createCollector } from './collector.ts';
+import type { FileWithObject } from './file-repository.ts';
 import { createFilesService } from './files-service.ts';
+import { sendContent } from './http-content.ts';
 import { systemTasks } from './jobs.ts';
 import { createObjectStore } from './object-store.ts';
 import { createReferences } from './references.ts';
@@ -48,6 +50,9 @@ export function createFilesModule(ctx: AppContext) {
     files,
     uploads,
     store: files.store,
+    /** answers a managed file's content as a download (Range, ETag), for other modules' routes */
+    sendDownload: (req: FastifyRequest, reply: FastifyReply, file: FileWithObject) =>
+      sendContent(req, reply, file, { inline: false, open: files.open }),
     addRef: refs.addRef,
     dropRef: refs.dropRef,
     collectOrphans: collector.collectOrphans,

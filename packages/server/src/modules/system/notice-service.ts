@@ -1,8 +1,8 @@
 import { type Scope, userOf } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
+import { sanitizeRichHtml } from '../../platform/html/sanitize.ts';
 import { httpErrors } from '../../platform/http/errors.ts';
 import { systemErrors } from './errors.ts';
-import { sanitizeNoticeHtml } from './notice-html.ts';
 import * as repo from './notice-repository.ts';
 
 type NoticeType = 'notice' | 'announcement';
@@ -22,7 +22,7 @@ export function createNoticeService(ctx: AppContext) {
 
   /** Sanitized on save, so every reader gets safe HTML; nothing left means nothing to show. */
   async function cleanContent(html: string): Promise<string> {
-    const clean = await sanitizeNoticeHtml(html);
+    const clean = await sanitizeRichHtml(html);
     if (!clean) throw httpErrors.invalidField('content', 'is empty once unsafe markup is removed');
     return clean;
   }

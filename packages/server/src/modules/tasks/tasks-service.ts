@@ -13,7 +13,7 @@ import { taskView } from './task-view.ts';
 import * as repo from './tasks-repository.ts';
 
 /** What the task center uses of the managed files module (its exported service). */
-export type TaskFiles = Pick<FilesModule, 'store' | 'dropRef' | 'files'>;
+export type TaskFiles = Pick<FilesModule, 'store' | 'dropRef' | 'files' | 'sendDownload'>;
 
 const SWEEP_BATCH = 100;
 

@@ -1,7 +1,7 @@
 import { type Scope, userOf } from '../../../platform/auth/principal.ts';
 import type { AppContext } from '../../../platform/context.ts';
+import { sanitizeRichHtml } from '../../../platform/html/sanitize.ts';
 import { type FieldError, httpErrors } from '../../../platform/http/errors.ts';
-import { sanitizeNoticeHtml } from '../../system/notice-html.ts';
 import type { AudienceTarget, MessagingDeps } from '../deps.ts';
 import { announcementErrors } from './errors.ts';
 import * as repo from './repository.ts';
@@ -79,7 +79,7 @@ export function createAnnouncementService(ctx: AppContext, audience: Audience) {
 
     async create(scope: Scope, input: AnnouncementInput) {
       const { title, type, priority, targetType = 'all', targets = [] } = input;
-      const content = await sanitizeNoticeHtml(input.content);
+      const content = await sanitizeRichHtml(input.content);
       const expireTime = toDate(input.expireTime) ?? null;
       await check(scope, { content, targets, expireTime }, targetType);
       return db.transaction(async (tx) => {
@@ -104,7 +104,7 @@ export function createAnnouncementService(ctx: AppContext, audience: Audience) {
       const { title, type, priority, targetType = current.targetType } = patch;
       // Switching to 'targeted' needs targets; switching to 'all' drops the old ones.
       const targets = patch.targets ?? (targetType === 'all' || current.targetType === 'all' ? [] : undefined);
-      const content = patch.content === undefined ? undefined : await sanitizeNoticeHtml(patch.content);
+      const content = patch.content === undefined ? undefined : await sanitizeRichHtml(patch.content);
       const expireTime = toDate(patch.expireTime);
       await check(scope, { content, targets, expireTime }, targetType);
       return db.transaction(async (tx) => {

@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { route } from '../../../platform/http/route.ts';
 import { IdParams, PageOf } from '../../../platform/http/schemas.ts';
-import { sendContent } from '../../files/http-content.ts';
 import { Task, TaskQuery } from '../schemas.ts';
 import type { TaskFiles, TasksService } from '../tasks-service.ts';
 
@@ -68,7 +67,7 @@ export function taskRoutes(app: FastifyInstance, tasks: TasksService, files: Tas
     },
     handler: async (req, reply) => {
       const file = await tasks.resultFile(req.scope, req.params.id);
-      return sendContent(req, reply, file, { inline: false, open: files.files.open });
+      return files.sendDownload(req, reply, file);
     },
   });
 }

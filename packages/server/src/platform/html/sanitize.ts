@@ -1,7 +1,7 @@
 import type sanitizeHtml from 'sanitize-html';
 
 /**
- * Notice bodies are rich HTML shown to every user of a tenant, so they are sanitized on save:
+ * Rich text (notices, announcements) is HTML shown to every user of a tenant, so it is sanitized on save:
  * common formatting, links (http, https, mailto; rel=noopener) and images (http, https, or a
  * data: URI of a raster image). Scripts, event handlers, style, iframe and object never pass.
  */
@@ -39,8 +39,8 @@ const options = (defaults: sanitizeHtml.IDefaults): sanitizeHtml.IOptions => ({
 
 let sanitizer: Promise<(html: string) => string> | undefined;
 
-/** sanitize-html and its parser (~60 modules) are loaded with the first notice saved, not at start. */
-export async function sanitizeNoticeHtml(html: string): Promise<string> {
+/** sanitize-html and its parser (~60 modules) are loaded with the first rich text saved, not at start. */
+export async function sanitizeRichHtml(html: string): Promise<string> {
   sanitizer ??= import('sanitize-html').then(({ default: sanitize }) => {
     const opts = options(sanitize.defaults);
     return (h: string) => sanitize(h, opts);
