@@ -81,10 +81,8 @@ export const NOT_YET_RESHAPED: ReadonlySet<string> = new Set([
   'modules/open-platform/webhooks/index.ts sql-outside-repository',
   'modules/open-platform/webhooks/index.ts transaction-outside-service',
   'modules/open-platform/webhooks/jobs.ts sql-outside-repository',
-  'modules/ops/health.ts sql-outside-repository',
   'modules/scheduler/index.ts job-outside-jobs-file',
   'modules/scheduler/service.ts deep-import-across-modules',
-  'modules/system/dict-service.ts sql-outside-repository',
   'modules/tasks/index.ts job-outside-jobs-file',
   'modules/tasks/runner.ts transaction-outside-service',
 ]);

@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../platform/context.ts';
@@ -28,7 +27,7 @@ export function healthRoutes(app: FastifyInstance, ctx: AppContext) {
     handler: async () => {
       const t0 = performance.now();
       try {
-        await ctx.db.execute(sql`select 1`);
+        await ctx.database.exec('select 1');
       } catch (err) {
         ctx.log.error({ err }, 'health: database check failed');
         throw new AppError(503, 'ops.database_unavailable', 'The database does not answer');

@@ -13,6 +13,11 @@ export type DictTypeRow = typeof dictTypes.$inferSelect;
 export type DictItemRow = typeof dictItems.$inferSelect;
 type TenantScope = Pick<Scope, 'tenantId'>;
 
+export async function activeTypeByCode(db: Db, scope: TenantScope, code: string): Promise<DictTypeRow | null> {
+  const [type] = await types.findMany(db, scope, and(eq(dictTypes.code, code), eq(dictTypes.status, 'active')));
+  return type ?? null;
+}
+
 export function pageTypes(
   db: Db,
   scope: TenantScope,

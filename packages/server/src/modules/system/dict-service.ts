@@ -1,11 +1,9 @@
-import { and, eq } from 'drizzle-orm';
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../../platform/db/sql.ts';
 import { httpErrors } from '../../platform/http/errors.ts';
 import * as repo from './dict-repository.ts';
 import { systemErrors } from './errors.ts';
-import { dictTypes } from './tables.ts';
 
 type Status = 'active' | 'disabled';
 export type DictTypeInput = { code: string; name: string; status?: Status; remark?: string };
@@ -86,11 +84,7 @@ export function createDictService(ctx: AppContext) {
     async optionsByCode(scope: Scope, code: string) {
       const levels = scope.tenantId === null ? [null] : [scope.tenantId, null];
       for (const tenantId of levels) {
-        const [type] = await repo.types.findMany(
-          db,
-          { tenantId },
-          and(eq(dictTypes.code, code), eq(dictTypes.status, 'active')),
-        );
+        const type = await repo.activeTypeByCode(db, { tenantId }, code);
         if (type) return repo.activeItemsOf(db, { tenantId }, type.id);
       }
       throw systemErrors.notFound('dict_type');
