@@ -2,12 +2,12 @@ import type { Scope } from '../../../platform/auth/principal.ts';
 import type { AppContext } from '../../../platform/context.ts';
 import { httpErrors } from '../../../platform/http/errors.ts';
 import type { ErrorLevel, IssueStatus } from '../tables.ts';
-import { cleanOlderThan } from './clean.ts';
 import type { IssuesDeps } from './deps.ts';
 import { issueErrors } from './errors.ts';
 import * as eventRepo from './event-repository.ts';
 import * as repo from './group-repository.ts';
-import { overview } from './overview.ts';
+import { overview } from './overview-repository.ts';
+import { cleanOlderThan } from './retention-repository.ts';
 
 const RECENT_EVENTS = 20;
 const LATEST_IDENTITIES = 20;
@@ -98,7 +98,8 @@ export function createIssueService(ctx: AppContext, deps: IssuesDeps) {
       return { ...page, list: page.list.map(eventRepo.toEventDto) };
     },
 
-    clean: (scope: Scope, days: number) => cleanOlderThan(db, scope, new Date(clock().getTime() - days * DAY_MS)),
+    clean: (scope: Scope, days: number) =>
+      db.transaction((tx) => cleanOlderThan(tx, scope, new Date(clock().getTime() - days * DAY_MS))),
   };
 }
 

@@ -1,12 +1,16 @@
 import { and, eq } from 'drizzle-orm';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
-import { scoped } from '../../../platform/db/scoped.ts';
+import { type PageRequest, scoped } from '../../../platform/db/scoped.ts';
 import { errorSites } from '../tables.ts';
 
 /** Reporting sites; every tenant-facing query goes through the tenant scope. */
 export const sites = scoped(errorSites);
 export type SiteRow = typeof errorSites.$inferSelect;
+
+export function pageSites(db: Db, scope: Pick<Scope, 'tenantId'>, q: PageRequest & { status?: 'active' | 'disabled' }) {
+  return sites.page(db, scope, q, q.status ? eq(errorSites.status, q.status) : undefined);
+}
 
 /** The active site a public site key names (any tenant: the key is what attributes the tenant). */
 export async function activeSiteByKey(db: Db, siteKey: string): Promise<SiteRow | null> {

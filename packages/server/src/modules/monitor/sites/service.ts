@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { eq } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { AppContext } from '../../../platform/context.ts';
 import { isUniqueViolation } from '../../../platform/db/sql.ts';
-import { errorSites } from '../tables.ts';
 import { siteErrors } from './errors.ts';
-import { deleteSite, type SiteRow, sites } from './repository.ts';
+import { deleteSite, pageSites, type SiteRow, sites } from './repository.ts';
 import type { SiteCreate, SiteQuery, SiteUpdate } from './schemas.ts';
 import type { SiteCache } from './site-cache.ts';
 
@@ -49,7 +47,7 @@ export function createSiteService(ctx: AppContext, cache: Pick<SiteCache, 'chang
   };
   return {
     async list(scope: Scope, q: Static<typeof SiteQuery>) {
-      const page = await sites.page(ctx.db, scope, q, q.status ? eq(errorSites.status, q.status) : undefined);
+      const page = await pageSites(ctx.db, scope, q);
       return { ...page, list: page.list.map(view) };
     },
     async get(scope: Scope, id: number) {
