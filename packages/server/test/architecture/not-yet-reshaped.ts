@@ -78,7 +78,6 @@ export const NOT_YET_RESHAPED: ReadonlySet<string> = new Set([
   'modules/open-platform/webhooks/index.ts transaction-outside-service',
   'modules/open-platform/webhooks/jobs.ts sql-outside-repository',
   'modules/scheduler/index.ts job-outside-jobs-file',
-  'modules/scheduler/service.ts deep-import-across-modules',
   'modules/tasks/index.ts job-outside-jobs-file',
   'modules/tasks/runner.ts transaction-outside-service',
 ]);

@@ -1,3 +1,4 @@
+import { AppError } from '../http/errors.ts';
 /** Who is calling. Built once per request by the auth hook; services receive it inside a Scope. */
 export type UserPrincipal = {
   kind: 'user';
@@ -50,4 +51,15 @@ export function hasPermission(principal: Principal | null, code: string): boolea
 /** A scope for work the system does itself (seed, jobs). */
 export function systemScope(tenantId: number | null): Scope {
   return { tenantId, principal: null, requestId: 'system', ip: '127.0.0.1' };
+}
+
+/** Platform administration (tenants, menus, cron): a platform user acting at platform scope. */
+export function assertPlatformScope(scope: Scope): void {
+  if (scope.principal?.kind !== 'user' || scope.principal.tenantId !== null || scope.tenantId !== null) {
+    throw new AppError(
+      403,
+      'auth.platform_scope_required',
+      'This operation is only available to platform users at platform scope',
+    );
+  }
 }
