@@ -5,12 +5,19 @@ import { type ByteRange, StorageNotFound } from '../../platform/storage/provider
 import { filesErrors } from './errors.ts';
 import { SNIFF_BYTES } from './file-guards.ts';
 import * as repo from './file-repository.ts';
-import { type FileMeta, type ObjectStore, writeContent } from './object-store.ts';
+import { type FileMeta, type ObjectStore, writeContent } from './object-store-service.ts';
 import type { References } from './references.ts';
 import type { StorageResolver } from './storage-resolver.ts';
 import { peek, StreamTooLong } from './streams.ts';
 import type { FileVisibility } from './tables.ts';
-import { checkContent, checkName, tooLargeError, type UploadLimits, type UploadPolicy } from './upload-policy.ts';
+import {
+  checkContent,
+  checkName,
+  generalUploadLimits,
+  tooLargeError,
+  type UploadLimits,
+  type UploadPolicy,
+} from './upload-policy.ts';
 
 export type FileView = ReturnType<typeof fileView>;
 
@@ -78,6 +85,9 @@ export function createFilesService(
 
   return {
     store,
+
+    /** the tenant's limits of a single-request upload, read before its body */
+    uploadLimits: (scope: Scope) => generalUploadLimits(ctx.settings, scope.tenantId),
 
     /** A single-request upload within the tenant's limits (`files` settings). */
     async upload(

@@ -1,19 +1,19 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
-import { createChunkedUploads } from './chunked-upload.ts';
-import { createCollector } from './collector.ts';
+import { createCollector } from './collector-service.ts';
 import type { FileWithObject } from './file-repository.ts';
 import { createFilesService } from './files-service.ts';
 import { sendContent } from './http-content.ts';
 import { systemTasks } from './jobs.ts';
-import { createObjectStore } from './object-store.ts';
+import { createObjectStore } from './object-store-service.ts';
 import { createReferences } from './references.ts';
 import { fileRoutes } from './routes/files.ts';
 import { registerStorageRoutes } from './routes/storage-configs.ts';
 import { uploadRoutes } from './routes/uploads.ts';
 import { filesSettings } from './settings.ts';
 import { createStorageResolver } from './storage-resolver.ts';
+import { createChunkedUploads } from './uploads-service.ts';
 
 export type { RefOwner } from './file-repository.ts';
 
@@ -70,7 +70,7 @@ export function createFilesModule(ctx: AppContext) {
         scope.addHook('onSend', async (req, reply) => {
           if (req.raw.complete === false) reply.header('connection', 'close');
         });
-        fileRoutes(scope, ctx, files);
+        fileRoutes(scope, files);
         uploadRoutes(scope, uploads, files);
         registerStorageRoutes(scope, ctx, resolver);
       });

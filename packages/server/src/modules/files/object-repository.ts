@@ -85,12 +85,10 @@ export async function claimOrphans(db: Db, cutoff: Date, limit: number): Promise
     .returning();
 }
 
-/** Removes a collected object's rows: its (unreferenced) managed files, then the object. */
-export async function deleteObjectRows(db: Db, objectId: number): Promise<void> {
-  await db.transaction(async (tx) => {
-    // No file_refs row can point at these files: ref_count is 0 and a deleting object refuses
-    // new references (a stray one would make this fail on its foreign key, not vanish).
-    await tx.delete(managedFiles).where(eq(managedFiles.objectId, objectId));
-    await tx.delete(fileObjects).where(and(eq(fileObjects.id, objectId), eq(fileObjects.gcState, 'deleting')));
-  });
+/** Removes a collected object's rows: its (unreferenced) managed files, then the object; in the caller's transaction. */
+export async function deleteObjectRows(tx: Db, objectId: number): Promise<void> {
+  // No file_refs row can point at these files: ref_count is 0 and a deleting object refuses
+  // new references (a stray one would make this fail on its foreign key, not vanish).
+  await tx.delete(managedFiles).where(eq(managedFiles.objectId, objectId));
+  await tx.delete(fileObjects).where(and(eq(fileObjects.id, objectId), eq(fileObjects.gcState, 'deleting')));
 }

@@ -95,27 +95,26 @@ export async function markCompleted(db: Db, id: number, fileId: number): Promise
 /**
  * Deletes a session (its chunk rows cascade) and answers the chunk indexes it had, so the
  * caller can delete their objects. `notStatus: 'completing'` spares a session a complete is assembling.
+ * Reads then deletes: the caller runs it in one transaction.
  */
 export async function deleteSession(
-  db: Db,
+  tx: Db,
   id: number,
   cond: { expiredBefore?: Date; notStatus?: SessionRow['status'] } = {},
 ): Promise<{ session: SessionRow; chunks: number[] } | null> {
-  return db.transaction(async (tx) => {
-    const chunks = await receivedChunks(tx, id);
-    const rows = await tx
-      .delete(s)
-      .where(
-        and(
-          eq(s.id, id),
-          cond.expiredBefore ? lt(s.expiresAt, cond.expiredBefore) : undefined,
-          cond.notStatus ? ne(s.status, cond.notStatus) : undefined,
-        ),
-      )
-      .returning();
-    const session = rows[0];
-    return session ? { session, chunks } : null;
-  });
+  const chunks = await receivedChunks(tx, id);
+  const rows = await tx
+    .delete(s)
+    .where(
+      and(
+        eq(s.id, id),
+        cond.expiredBefore ? lt(s.expiresAt, cond.expiredBefore) : undefined,
+        cond.notStatus ? ne(s.status, cond.notStatus) : undefined,
+      ),
+    )
+    .returning();
+  const session = rows[0];
+  return session ? { session, chunks } : null;
 }
 
 export async function expiredSessionIds(db: Db, now: Date, limit: number): Promise<number[]> {

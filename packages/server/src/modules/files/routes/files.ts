@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../../../platform/context.ts';
 import { httpErrors } from '../../../platform/http/errors.ts';
 import { route } from '../../../platform/http/route.ts';
 import { IdParams, Ok, PageOf } from '../../../platform/http/schemas.ts';
@@ -8,12 +7,12 @@ import { filesErrors } from '../errors.ts';
 import type { FilesService } from '../files-service.ts';
 import { sendContent } from '../http-content.ts';
 import { ContentQuery, FileQuery, ManagedFile, UploadForm } from '../schemas.ts';
-import { generalUploadLimits, type UploadLimits } from '../upload-policy.ts';
+import type { UploadLimits } from '../upload-policy.ts';
 
 const tags = ['Files'];
 const FRAMING = 64 * 1024;
 
-export function fileRoutes(app: FastifyInstance, ctx: AppContext, files: FilesService) {
+export function fileRoutes(app: FastifyInstance, files: FilesService) {
   route(app, {
     method: 'POST',
     url: '/api/files',
@@ -34,7 +33,7 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext, files: FilesSe
       response: ManagedFile,
     },
     handler: async (req) => {
-      const limits = await generalUploadLimits(ctx.settings, req.scope.tenantId);
+      const limits = await files.uploadLimits(req.scope);
       const part = await multipartFile(req as unknown as FastifyRequest, limits);
       return files.upload(req.scope, limits, part);
     },

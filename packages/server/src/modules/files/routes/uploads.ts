@@ -2,9 +2,9 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { route } from '../../../platform/http/route.ts';
 import { Binary, IdParams, Ok } from '../../../platform/http/schemas.ts';
-import type { ChunkedUploads } from '../chunked-upload.ts';
 import type { FilesService } from '../files-service.ts';
 import { ChunkParams, ChunkReceipt, ManagedFile, UploadInit, UploadSession } from '../schemas.ts';
+import type { ChunkedUploads } from '../uploads-service.ts';
 
 const tags = ['Files'];
 const permission = 'system:file:upload';

@@ -23,7 +23,7 @@ export function createCollector(ctx: Pick<AppContext, 'db' | 'clock' | 'log'>, r
           try {
             const provider = await resolver.byConfigId(object.storageConfigId);
             await provider.delete(object.storageKey);
-            await deleteObjectRows(ctx.db, object.id);
+            await ctx.db.transaction((tx) => deleteObjectRows(tx, object.id));
             deleted++;
           } catch (err) {
             failed++;

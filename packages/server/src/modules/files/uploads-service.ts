@@ -7,7 +7,7 @@ import { httpErrors } from '../../platform/http/errors.ts';
 import type { StorageProvider } from '../../platform/storage/provider.ts';
 import { filesErrors } from './errors.ts';
 import { SNIFF_BYTES } from './file-guards.ts';
-import { newObjectKey, type ObjectStore, type WrittenContent, writeContent } from './object-store.ts';
+import { newObjectKey, type ObjectStore, type WrittenContent, writeContent } from './object-store-service.ts';
 import type { StorageResolver } from './storage-resolver.ts';
 import { concatenated, metered, peek, StreamTooLong } from './streams.ts';
 import { checkContent, checkName, generalUploadLimits, normalizeMime, type UploadPolicy } from './upload-policy.ts';
@@ -63,7 +63,7 @@ export function createChunkedUploads(ctx: AppContext, deps: { resolver: StorageR
 
   /** Deletes the session and every chunk object it stored. */
   async function discardSession(id: number, cond: Parameters<typeof repo.deleteSession>[2] = {}) {
-    const gone = await repo.deleteSession(db, id, cond);
+    const gone = await db.transaction((tx) => repo.deleteSession(tx, id, cond));
     if (!gone) return false;
     const provider = await deps.resolver.byConfigId(gone.session.storageConfigId);
     await deleteChunkObjects(provider, id, gone.chunks);
