@@ -4,7 +4,7 @@ import { randomToken } from '../../platform/crypto/digest.ts';
 import { httpErrors } from '../../platform/http/errors.ts';
 import * as repo from './auth-repository.ts';
 import { identityErrors } from './errors.ts';
-import { insertLoginLog } from './login-logs.ts';
+import { insertLoginLog } from './login-logs-repository.ts';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './passwords.ts';
 import type { SecuritySettings } from './security-settings.ts';
 import type { Sessions, TokenPair } from './sessions.ts';
@@ -23,9 +23,15 @@ export type LoginInput = {
 export type ClientInfo = { ip: string; userAgent: string };
 
 /** Sign-in, captcha, lock, password change (spec §5.1, §4.7). */
-export function createAuthService(ctx: AppContext, sessions: Sessions) {
-  const { db, cache, clock, config } = ctx;
-  const security = (tenantId: number | null) => ctx.settings.effective<SecuritySettings>('security', tenantId);
+export function createAuthService({
+  db,
+  cache,
+  clock,
+  config,
+  settings: settingsStore,
+  sessions,
+}: Pick<AppContext, 'db' | 'cache' | 'clock' | 'config' | 'settings'> & { sessions: Sessions }) {
+  const security = (tenantId: number | null) => settingsStore.effective<SecuritySettings>('security', tenantId);
 
   async function limit(key: string, max: number) {
     const { count, ttl } = await cache.incr(key, 60);

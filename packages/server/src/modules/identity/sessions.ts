@@ -30,8 +30,7 @@ export type TokenPair = {
   refreshExpiresIn: number;
 };
 
-export function createSessions(ctx: AppContext) {
-  const { db, cache, clock, config } = ctx;
+export function createSessions({ db, cache, clock, config }: Pick<AppContext, 'db' | 'cache' | 'clock' | 'config'>) {
   const access = accessTokens(config.jwtSecret, config.accessTokenTtlSeconds);
 
   async function currentEpoch(): Promise<string> {
