@@ -1,6 +1,7 @@
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { randomToken } from '../../platform/crypto/digest.ts';
+import type { Db } from '../../platform/db/client.ts';
 import { httpErrors } from '../../platform/http/errors.ts';
 import * as repo from './auth-repository.ts';
 import { identityErrors } from './errors.ts';
@@ -78,8 +79,10 @@ export function createAuthService({
       );
 
       const now = clock();
-      const fail = async (userId: number | null, reason: string) =>
-        insertLoginLog(db, {
+      // A failed attempt commits its own writes (log, counter, lock) before the error is thrown,
+      // so the rejection never rolls them back.
+      const fail = (userId: number | null, reason: string, tx: Db = db) =>
+        insertLoginLog(tx, {
           tenantId: tenantId ?? null,
           userId,
           username: input.username,
@@ -99,8 +102,11 @@ export function createAuthService({
         throw identityErrors.accountLocked(user.lockedUntil);
       }
       if (!(await verifyPassword(user.passwordHash, input.password))) {
-        const r = await repo.recordFailedLogin(db, user.id, settings.lockThreshold, settings.lockMinutes, now);
-        await fail(user.id, 'invalid_credentials');
+        const r = await db.transaction(async (tx) => {
+          const counted = await repo.recordFailedLogin(tx, user.id, settings.lockThreshold, settings.lockMinutes, now);
+          await fail(user.id, 'invalid_credentials', tx);
+          return counted;
+        });
         if (r?.lockedUntil && r.lockedUntil > now) throw identityErrors.accountLocked(r.lockedUntil);
         throw identityErrors.invalidCredentials();
       }
@@ -112,15 +118,19 @@ export function createAuthService({
         await fail(user.id, 'tenant_unavailable');
         throw identityErrors.tenantUnavailable();
       }
-      await repo.recordSuccessfulLogin(db, user.id, client.ip, now);
-      const pair = await sessions.start(user, client.ip, client.userAgent);
-      await insertLoginLog(db, {
-        tenantId: user.tenantId,
-        userId: user.id,
-        username: user.username,
-        ...client,
-        success: true,
-        reason: 'ok',
+      // The session, its refresh token, the counters and the log commit together or not at all.
+      const pair = await db.transaction(async (tx) => {
+        await repo.recordSuccessfulLogin(tx, user.id, client.ip, now);
+        const started = await sessions.start(tx, user, client.ip, client.userAgent);
+        await insertLoginLog(tx, {
+          tenantId: user.tenantId,
+          userId: user.id,
+          username: user.username,
+          ...client,
+          success: true,
+          reason: 'ok',
+        });
+        return started;
       });
       return {
         ...pair,
