@@ -94,7 +94,7 @@ export async function notificationScenario(database: string): Promise<Notificati
     await Promise.all([
       import('../packages/server/src/app.ts'),
       import('../packages/server/src/config.ts'),
-      import('../packages/server/src/modules/identity/seed.ts'),
+      import('../packages/server/src/modules/identity/index.ts'),
       import('../packages/server/src/platform/cache/cache.ts'),
       import('../packages/server/src/platform/db/client.ts'),
       import('../packages/server/src/platform/db/migrate.ts'),

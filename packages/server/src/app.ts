@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type DestinationStream } from 'pino';
 import type { Config } from './config.ts';
 import { createFilesModule } from './modules/files/index.ts';
-import { identityStats } from './modules/identity/identity-stats.ts';
 import { createIdentityModule, type IdentityModule } from './modules/identity/index.ts';
 import { createMemberModule } from './modules/member/index.ts';
 import { createMessagingModule, type MessagingModule } from './modules/messaging/index.ts';
@@ -87,10 +86,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Modules in the spec's mount order (§1): ops, identity, member, platform.
   const ops = createOpsModule(ctx, {
-    dashboard: {
-      identityStats: (db, scope, now) => identityStats(db, scope, now, config.accessTokenTtlSeconds),
-      operationStats,
-    },
+    dashboard: { identityStats: (_db, scope, now) => identity.identityStats(scope, now), operationStats },
   });
   const identity = createIdentityModule(ctx);
   const member = createMemberModule(ctx);

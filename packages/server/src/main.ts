@@ -1,6 +1,6 @@
 import { buildApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
-import { seedIdentity } from './modules/identity/seed.ts';
+import { seedIdentity } from './modules/identity/index.ts';
 import { createCache } from './platform/cache/cache.ts';
 import { openDatabase } from './platform/db/client.ts';
 import { lockDataDir } from './platform/db/data-dir-lock.ts';

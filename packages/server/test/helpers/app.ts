@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { type AppDeps, buildApp } from '../../src/app.ts';
-import { seedIdentity } from '../../src/modules/identity/seed.ts';
+import { seedIdentity } from '../../src/modules/identity/index.ts';
 import { loadLicense } from '../../src/platform/auth/license.ts';
 import { type Cache, createCache } from '../../src/platform/cache/cache.ts';
 import { type Database, openDatabase } from '../../src/platform/db/client.ts';

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { buildApp } from '../../src/app.ts';
-import { seedIdentity } from '../../src/modules/identity/seed.ts';
+import { seedIdentity } from '../../src/modules/identity/index.ts';
 import { createCache } from '../../src/platform/cache/cache.ts';
 import { openDatabase } from '../../src/platform/db/client.ts';
 import { runMigrations } from '../../src/platform/db/migrate.ts';

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loginLogs, refreshTokens, users } from '../../src/modules/identity/tables.ts';
+import { loginLogs, refreshTokens, userSessions, users } from '../../src/modules/identity/tables.ts';
 import { sha256 } from '../../src/platform/crypto/digest.ts';
 import { ADMIN_PASSWORD, call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { createUserWithPermissions, USER_PASSWORD } from '../helpers/fixtures.ts';
@@ -46,6 +46,41 @@ describe('POST /api/auth/login', () => {
     const logs = await t.database.db.select().from(loginLogs).where(eq(loginLogs.reason, 'invalid_credentials'));
     expect(logs.length).toBeGreaterThan(0);
     expect(logs.every((l) => l.success === false)).toBe(true);
+  });
+
+  // The fixture signs its user in once; each test looks at what one more attempt adds.
+  const recordsOf = async (userId: number) => {
+    const db = t.database.db;
+    const sessions = await db.select().from(userSessions).where(eq(userSessions.userId, userId));
+    const tokens = (
+      await Promise.all(sessions.map((s) => db.select().from(refreshTokens).where(eq(refreshTokens.sessionId, s.id))))
+    ).flat();
+    const [user] = await db.select().from(users).where(eq(users.id, userId));
+    const logs = await db.select().from(loginLogs).where(eq(loginLogs.userId, userId)).orderBy(loginLogs.id);
+    return { sessions, tokens, user, logs: logs.map((l) => [l.success, l.reason]) };
+  };
+
+  it('commits a sign-in whole: the session, its refresh token, the last sign-in and the log', async () => {
+    const u = await createUserWithPermissions(t, []);
+    const before = await recordsOf(u.userId);
+    const res = await call(t.app, 'POST', '/api/auth/login', { body: loginBody(u.username, USER_PASSWORD) });
+    expect(res.statusCode).toBe(200);
+    const after = await recordsOf(u.userId);
+    expect(after.sessions).toHaveLength(before.sessions.length + 1);
+    expect(after.tokens).toHaveLength(before.tokens.length + 1);
+    expect(after.user?.lastLoginAt).not.toBeNull();
+    expect(after.logs).toEqual([...before.logs, [true, 'ok']]);
+  });
+
+  it('keeps a refused attempt’s own writes: the failure counter and the log survive the 401', async () => {
+    const u = await createUserWithPermissions(t, []);
+    const before = await recordsOf(u.userId);
+    const res = await call(t.app, 'POST', '/api/auth/login', { body: loginBody(u.username, 'bad-password') });
+    expect(res.statusCode).toBe(401);
+    const after = await recordsOf(u.userId);
+    expect(after.user?.failedLoginCount).toBe(1);
+    expect(after.logs).toEqual([...before.logs, [false, 'invalid_credentials']]);
+    expect(after.sessions).toHaveLength(before.sessions.length);
   });
 
   it('answers an unknown user and an unknown tenant exactly like a wrong password', async () => {

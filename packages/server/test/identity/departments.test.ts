@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { departmentHead, subtreeIds } from '../../src/modules/identity/departments-service.ts';
+import { departmentHead, subtreeIds } from '../../src/modules/identity/departments-repository.ts';
 import { departments, users } from '../../src/modules/identity/tables.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { createVia, rowById, rowCount } from '../helpers/assert.ts';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedIdentity } from '../../src/modules/identity/seed.ts';
+import { seedIdentity } from '../../src/modules/identity/index.ts';
 import { menus, roleMenus, roles, tenants, userRoles, users } from '../../src/modules/identity/tables.ts';
 import { call, createTestApp, login, type TestApp } from '../helpers/app.ts';
 import { expectError } from '../helpers/assert.ts';

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { identityStats } from '../../src/modules/identity/identity-stats.ts';
+import { identityStats } from '../../src/modules/identity/stats-repository.ts';
 import { loginLogs, userSessions } from '../../src/modules/identity/tables.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { createTenant, createUserWithPermissions, type TenantFixture, USER_PASSWORD } from '../helpers/fixtures.ts';

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userGroupMembers, userGroups, users } from '../../src/modules/identity/tables.ts';
-import { groupIdsOfUser } from '../../src/modules/identity/user-groups-service.ts';
+import { groupIdsOfUser } from '../../src/modules/identity/user-groups-repository.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { createVia, rowCount } from '../helpers/assert.ts';
 import { createTenant, createUserWithPermissions, type TenantFixture } from '../helpers/fixtures.ts';

@@ -1,10 +1,11 @@
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { randomToken } from '../../platform/crypto/digest.ts';
+import type { Db } from '../../platform/db/client.ts';
 import { httpErrors } from '../../platform/http/errors.ts';
 import * as repo from './auth-repository.ts';
 import { identityErrors } from './errors.ts';
-import { insertLoginLog } from './login-logs.ts';
+import { insertLoginLog } from './login-logs-repository.ts';
 import { burnPasswordCheck, hashPassword, verifyPassword } from './passwords.ts';
 import type { SecuritySettings } from './security-settings.ts';
 import type { Sessions, TokenPair } from './sessions.ts';
@@ -23,9 +24,15 @@ export type LoginInput = {
 export type ClientInfo = { ip: string; userAgent: string };
 
 /** Sign-in, captcha, lock, password change (spec §5.1, §4.7). */
-export function createAuthService(ctx: AppContext, sessions: Sessions) {
-  const { db, cache, clock, config } = ctx;
-  const security = (tenantId: number | null) => ctx.settings.effective<SecuritySettings>('security', tenantId);
+export function createAuthService({
+  db,
+  cache,
+  clock,
+  config,
+  settings: settingsStore,
+  sessions,
+}: Pick<AppContext, 'db' | 'cache' | 'clock' | 'config' | 'settings'> & { sessions: Sessions }) {
+  const security = (tenantId: number | null) => settingsStore.effective<SecuritySettings>('security', tenantId);
 
   async function limit(key: string, max: number) {
     const { count, ttl } = await cache.incr(key, 60);
@@ -72,8 +79,10 @@ export function createAuthService(ctx: AppContext, sessions: Sessions) {
       );
 
       const now = clock();
-      const fail = async (userId: number | null, reason: string) =>
-        insertLoginLog(db, {
+      // A failed attempt commits its own writes (log, counter, lock) before the error is thrown,
+      // so the rejection never rolls them back.
+      const fail = (userId: number | null, reason: string, tx: Db = db) =>
+        insertLoginLog(tx, {
           tenantId: tenantId ?? null,
           userId,
           username: input.username,
@@ -93,8 +102,11 @@ export function createAuthService(ctx: AppContext, sessions: Sessions) {
         throw identityErrors.accountLocked(user.lockedUntil);
       }
       if (!(await verifyPassword(user.passwordHash, input.password))) {
-        const r = await repo.recordFailedLogin(db, user.id, settings.lockThreshold, settings.lockMinutes, now);
-        await fail(user.id, 'invalid_credentials');
+        const r = await db.transaction(async (tx) => {
+          const counted = await repo.recordFailedLogin(tx, user.id, settings.lockThreshold, settings.lockMinutes, now);
+          await fail(user.id, 'invalid_credentials', tx);
+          return counted;
+        });
         if (r?.lockedUntil && r.lockedUntil > now) throw identityErrors.accountLocked(r.lockedUntil);
         throw identityErrors.invalidCredentials();
       }
@@ -106,15 +118,19 @@ export function createAuthService(ctx: AppContext, sessions: Sessions) {
         await fail(user.id, 'tenant_unavailable');
         throw identityErrors.tenantUnavailable();
       }
-      await repo.recordSuccessfulLogin(db, user.id, client.ip, now);
-      const pair = await sessions.start(user, client.ip, client.userAgent);
-      await insertLoginLog(db, {
-        tenantId: user.tenantId,
-        userId: user.id,
-        username: user.username,
-        ...client,
-        success: true,
-        reason: 'ok',
+      // The session, its refresh token, the counters and the log commit together or not at all.
+      const pair = await db.transaction(async (tx) => {
+        await repo.recordSuccessfulLogin(tx, user.id, client.ip, now);
+        const started = await sessions.start(tx, user, client.ip, client.userAgent);
+        await insertLoginLog(tx, {
+          tenantId: user.tenantId,
+          userId: user.id,
+          username: user.username,
+          ...client,
+          success: true,
+          reason: 'ok',
+        });
+        return started;
       });
       return {
         ...pair,

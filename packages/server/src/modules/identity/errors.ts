@@ -36,12 +36,6 @@ export const identityErrors = {
     new AppError(404, `identity.${what}_not_found`, `${what.replace('_', ' ')} not found: ${ids.join(', ')}`, {
       details: ids.map((id) => ({ field: 'ids', message: `${id} not found` })),
     }),
-  platformScopeRequired: () =>
-    new AppError(
-      403,
-      'auth.platform_scope_required',
-      'This operation is only available to platform users at platform scope',
-    ),
   userIsSelf: (field: string) =>
     new AppError(400, 'identity.user_is_self', 'You cannot delete or disable your own account', {
       details: [{ field, message: 'includes your own account' }],

@@ -1,16 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
-import { findTenantByCode } from './auth-repository.ts';
 import { createAuthService } from './auth-service.ts';
-import {
-  type AudienceTarget,
-  activeUsers,
-  missingTargets,
-  targetsOfUser,
-  userContacts,
-  usersByTargets,
-} from './notification-contacts.ts';
-import { oauthSubject } from './oauth-subject.ts';
+import { createDepartmentsService } from './departments-service.ts';
+import { createDirectoryService } from './directory-service.ts';
+import { createLoginLogsService } from './login-logs-service.ts';
+import { createMenusService } from './menus-service.ts';
+import { createOnlineSessionsService } from './online-sessions-service.ts';
+import { createPositionsService } from './positions-service.ts';
+import { createProfileService } from './profile-service.ts';
+import { createRolesService } from './roles-service.ts';
 import { authRoutes } from './routes/auth.ts';
 import { departmentRoutes } from './routes/departments.ts';
 import { loginLogRoutes } from './routes/login-logs.ts';
@@ -25,40 +23,50 @@ import { userGroupRoutes } from './routes/user-groups.ts';
 import { usersRoutes } from './routes/users.ts';
 import { securitySettings } from './security-settings.ts';
 import { createSessions, SESSION_CONTROL_CHANNEL } from './sessions.ts';
+import { createTenantsService } from './tenants-service.ts';
+import { createUserGroupsService } from './user-groups-service.ts';
+import { createUsersService } from './users-service.ts';
+
+export type { OAuthSubject } from './oauth-subject.ts';
+export { seedIdentity } from './seed-service.ts';
 
 /** Identity and access: tenants, users, RBAC, sessions and sign-in. */
 export function createIdentityModule(ctx: AppContext) {
   ctx.settingsRegistry.register(securitySettings);
   const sessions = createSessions(ctx);
-  const auth = createAuthService(ctx, sessions);
+  const auth = createAuthService({ ...ctx, sessions });
+  const users = createUsersService({ ...ctx, sessions, auth });
+  const menus = createMenusService({ ...ctx, sessions });
+  const departments = createDepartmentsService(ctx);
+  const positions = createPositionsService(ctx);
+  const userGroups = createUserGroupsService(ctx);
+  const loginLogs = createLoginLogsService(ctx);
+  const onlineSessions = createOnlineSessionsService({ ...ctx, sessions });
+  const profile = createProfileService({ ...ctx, loginLogs, onlineSessions });
+  const directory = createDirectoryService(ctx);
 
   return {
     resolveAuth: sessions.resolveAuth,
-    /** The id of an active-or-not tenant by its code, for public pages (login, public settings). */
-    tenantIdByCode: async (code: string) => (await findTenantByCode(ctx.db, code))?.id ?? null,
     sessions,
     auth,
-    /** for the notification center: contact details, and announcement audiences */
-    userContacts: (tenantId: number | null, ids: number[]) => userContacts(ctx.db, tenantId, ids),
-    usersByTargets: (tenantId: number | null, targets: AudienceTarget[]) => usersByTargets(ctx.db, tenantId, targets),
-    targetsOfUser: (userId: number) => targetsOfUser(ctx.db, userId),
-    missingTargets: (tenantId: number | null, targets: AudienceTarget[]) => missingTargets(ctx.db, tenantId, targets),
-    activeUsers: (tenantId: number | null) => activeUsers(ctx.db, tenantId),
-    /** for the OAuth server: the subject of a grant (null when the user is gone) */
-    oauthSubject: (userId: number) => oauthSubject(ctx.db, userId, ctx.clock()),
+    ...directory,
     async register(app: FastifyInstance) {
-      authRoutes(app, ctx, auth, sessions);
-      usersRoutes(app, ctx, sessions, auth);
-      rolesRoutes(app, ctx, sessions);
-      menusRoutes(app, ctx, sessions);
-      tenantsRoutes(app, ctx, sessions);
-      permissionsRoutes(app);
-      departmentRoutes(app, ctx);
-      positionRoutes(app, ctx);
-      userGroupRoutes(app, ctx);
-      loginLogRoutes(app, ctx);
-      onlineSessionRoutes(app, ctx, sessions);
-      profileRoutes(app, ctx);
+      // Read per call: the permission registry is complete only once every route is declared.
+      const permissionCodes = () => app.permissionCodes;
+      const roles = createRolesService({ ...ctx, sessions, permissionCodes });
+      const tenants = createTenantsService({ ...ctx, sessions, permissionCodes });
+      authRoutes(app, auth, sessions, profile);
+      usersRoutes(app, users);
+      rolesRoutes(app, roles);
+      menusRoutes(app, menus);
+      tenantsRoutes(app, tenants);
+      permissionsRoutes(app, roles);
+      departmentRoutes(app, departments);
+      positionRoutes(app, positions);
+      userGroupRoutes(app, userGroups);
+      loginLogRoutes(app, loginLogs);
+      onlineSessionRoutes(app, onlineSessions);
+      profileRoutes(app, profile);
       // A session revoked on any instance closes its live sockets here too.
       await ctx.cache.subscribe(SESSION_CONTROL_CHANNEL, (raw) => {
         const { revoked } = JSON.parse(raw) as { revoked: number[] };

@@ -1,6 +1,4 @@
-import { eq } from 'drizzle-orm';
-import type { Db } from '../../platform/db/client.ts';
-import { tenants, users } from './tables.ts';
+import type { findUserWithTenant } from './users-repository.ts';
 
 /** A user as the OAuth server needs them: who signed, whether still active (tenant included), the OIDC claims. */
 export type OAuthSubject = {
@@ -13,24 +11,9 @@ export type OAuthSubject = {
   updatedAt: Date;
 };
 
-export async function oauthSubject(db: Db, userId: number, now: Date): Promise<OAuthSubject | null> {
-  const [row] = await db
-    .select({
-      id: users.id,
-      tenantId: users.tenantId,
-      username: users.username,
-      name: users.nickname,
-      email: users.email,
-      status: users.status,
-      tenantStatus: tenants.status,
-      tenantExpiresAt: tenants.expiresAt,
-      updatedAt: users.updatedAt,
-    })
-    .from(users)
-    .leftJoin(tenants, eq(tenants.id, users.tenantId))
-    .where(eq(users.id, userId))
-    .limit(1);
-  if (!row) return null;
+type UserWithTenant = NonNullable<Awaited<ReturnType<typeof findUserWithTenant>>>;
+
+export function toOAuthSubject(row: UserWithTenant, now: Date): OAuthSubject {
   const { status, tenantStatus, tenantExpiresAt, ...rest } = row;
   // a tenant's user is only as active as the tenant: disabled or expired tenants grant nothing
   const tenantLive =

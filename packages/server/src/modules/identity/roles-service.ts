@@ -1,30 +1,25 @@
-import { and, eq, inArray, or, type SQL } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { Db } from '../../platform/db/client.ts';
-import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
-import { contains, isUniqueViolation } from '../../platform/db/sql.ts';
+import type { PageRequest } from '../../platform/db/scoped.ts';
+import { isUniqueViolation } from '../../platform/db/sql.ts';
 import { type FieldError, httpErrors } from '../../platform/http/errors.ts';
 import { identityErrors } from './errors.ts';
-import { isPlatformCode, personalMenuIds } from './menus-service.ts';
+import { findMenusByIds, personalMenuIds } from './menus-repository.ts';
+import { isPlatformCode } from './menus-service.ts';
+import type { RoleRow, RoleStatus } from './roles-repository.ts';
+import * as repo from './roles-repository.ts';
 import type { RoleCreateBody, RoleUpdateBody } from './schemas.ts';
 import type { Sessions } from './sessions.ts';
-import { menus, roleMenus, roles } from './tables.ts';
-
-type RoleRow = typeof roles.$inferSelect;
-type RoleStatus = RoleRow['status'];
-const rolesTable = scoped(roles);
 
 /** The role's menu nodes: the chosen ones plus the personal pages every role shows. */
-export async function bindRoleMenus(db: Db, roleId: number, menuIds: number[]) {
-  const ids = [...new Set([...menuIds, ...(await personalMenuIds(db))])];
-  await db.delete(roleMenus).where(eq(roleMenus.roleId, roleId));
-  if (ids.length) await db.insert(roleMenus).values(ids.map((menuId) => ({ roleId, menuId })));
+export async function bindRoleMenus(tx: Db, roleId: number, menuIds: number[]) {
+  await repo.replaceRoleMenus(tx, roleId, [...new Set([...menuIds, ...(await personalMenuIds(tx))])]);
 }
 
 /** The declared codes grouped by family; a tenant caller never sees the platform-only ones. */
-export function permissionGroups(codes: Iterable<string>, scope: Pick<Scope, 'tenantId'>) {
+function permissionGroups(codes: Iterable<string>, scope: Pick<Scope, 'tenantId'>) {
   const groups = new Map<string, string[]>();
   for (const code of [...codes].sort()) {
     if (scope.tenantId !== null && isPlatformCode(code)) continue;
@@ -34,24 +29,19 @@ export function permissionGroups(codes: Iterable<string>, scope: Pick<Scope, 'te
   return [...groups].map(([group, list]) => ({ group, codes: list }));
 }
 
-async function menuIdsOf(db: Db, roleId: number): Promise<number[]> {
-  const rows = await db
-    .select({ id: roleMenus.menuId })
-    .from(roleMenus)
-    .where(eq(roleMenus.roleId, roleId))
-    .orderBy(roleMenus.menuId);
-  return rows.map((r) => r.id);
-}
-
 /**
  * Roles of the caller's tenant. `permissions` must be declared codes (docs/decisions/0005);
  * `platform:*` codes and menus carrying them are for platform roles only.
+ * `permissionCodes` is read per call: the registry is complete only once every route is declared.
  */
-export function createRolesService(ctx: AppContext, sessions: Sessions, permissionCodes: () => ReadonlySet<string>) {
-  const { db, clock } = ctx;
-
+export function createRolesService({
+  db,
+  clock,
+  sessions,
+  permissionCodes,
+}: Pick<AppContext, 'db' | 'clock'> & { sessions: Sessions; permissionCodes: () => ReadonlySet<string> }) {
   async function load(scope: Scope, id: number): Promise<RoleRow> {
-    const r = await rolesTable.findById(db, scope, id);
+    const r = await repo.rolesTable.findById(db, scope, id);
     if (!r) throw identityErrors.notFound('role');
     return r;
   }
@@ -67,11 +57,7 @@ export function createRolesService(ctx: AppContext, sessions: Sessions, permissi
     });
     const menuIds = input.menuIds ?? [];
     if (menuIds.length) {
-      const found = new Map(
-        (
-          await db.select({ id: menus.id, permission: menus.permission }).from(menus).where(inArray(menus.id, menuIds))
-        ).map((m) => [m.id, m]),
-      );
+      const found = new Map((await findMenusByIds(db, menuIds)).map((m) => [m.id, m]));
       menuIds.forEach((id, i) => {
         const m = found.get(id);
         if (!m) details.push({ field: `menuIds.${i}`, message: `menu ${id} does not exist` });
@@ -84,16 +70,12 @@ export function createRolesService(ctx: AppContext, sessions: Sessions, permissi
 
   async function detail(scope: Scope, id: number) {
     const r = await load(scope, id);
-    return { ...r, menuIds: await menuIdsOf(db, r.id) };
+    return { ...r, menuIds: await repo.menuIdsOfRole(db, r.id) };
   }
 
   return {
-    list(scope: Scope, page: PageRequest, f: { keyword?: string; status?: RoleStatus }) {
-      const conds: (SQL | undefined)[] = [];
-      if (f.keyword) conds.push(or(contains(roles.code, f.keyword), contains(roles.name, f.keyword)));
-      if (f.status) conds.push(eq(roles.status, f.status));
-      return rolesTable.page(db, scope, page, conds.length ? and(...conds) : undefined, roles.sort);
-    },
+    list: (scope: Scope, page: PageRequest, f: { keyword?: string; status?: RoleStatus }) =>
+      repo.listRoles(db, scope, page, f),
 
     get: detail,
 
@@ -102,7 +84,7 @@ export function createRolesService(ctx: AppContext, sessions: Sessions, permissi
       let id: number;
       try {
         id = await db.transaction(async (tx) => {
-          const r = await rolesTable.insert(tx, scope, {
+          const r = await repo.rolesTable.insert(tx, scope, {
             code: input.code,
             name: input.name,
             permissions: input.permissions ?? [],
@@ -126,7 +108,7 @@ export function createRolesService(ctx: AppContext, sessions: Sessions, permissi
       const { menuIds, ...fields } = input;
       try {
         await db.transaction(async (tx) => {
-          await rolesTable.update(tx, scope, id, { ...fields, updatedAt: clock() });
+          await repo.rolesTable.update(tx, scope, id, { ...fields, updatedAt: clock() });
           if (menuIds) await bindRoleMenus(tx, id, menuIds);
         });
       } catch (err) {
@@ -141,11 +123,14 @@ export function createRolesService(ctx: AppContext, sessions: Sessions, permissi
     /** Holders simply lose the role (user_roles and role_menus cascade). */
     async remove(scope: Scope, id: number) {
       await load(scope, id);
-      const affected = await rolesTable.deleteMany(db, scope, [id]);
+      const affected = await repo.rolesTable.deleteMany(db, scope, [id]);
       if (!affected.length) throw identityErrors.notFound('role');
       await sessions.invalidatePermissions();
       return { affected };
     },
+
+    /** Every declared code a role may hold, grouped (platform-only codes at platform scope only). */
+    permissionGroups: (scope: Pick<Scope, 'tenantId'>) => permissionGroups(permissionCodes(), scope),
   };
 }
 

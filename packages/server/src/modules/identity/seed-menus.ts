@@ -1,8 +1,5 @@
-import type { Db } from '../../platform/db/client.ts';
-import { menus } from './tables.ts';
-
 /** The console's menu tree as first seeded; afterwards it is data, edited through /api/menus. */
-type SeedNode = {
+export type SeedNode = {
   name: string;
   type: 'directory' | 'menu' | 'button';
   path?: string;
@@ -184,30 +181,3 @@ export const MENU_TREE: SeedNode[] = [
   { ...page('Profile', '/profile', 'user', undefined), hidden: true },
   { ...page('Notification center', '/notifications', 'bell', undefined), hidden: true },
 ];
-
-/** Seeds the tree when the menu table is empty; returns whether it did. */
-export async function seedMenus(db: Db): Promise<boolean> {
-  const [any] = await db.select({ id: menus.id }).from(menus).limit(1);
-  if (any) return false;
-  const insert = async (nodes: SeedNode[], parentId: number | null) => {
-    for (const [i, n] of nodes.entries()) {
-      const [row] = await db
-        .insert(menus)
-        .values({
-          parentId,
-          type: n.type,
-          name: n.name,
-          path: n.path ?? '',
-          component: n.component ?? '',
-          icon: n.icon ?? '',
-          permission: n.permission ?? null,
-          sort: (i + 1) * 10,
-          hidden: n.hidden ?? false,
-        })
-        .returning({ id: menus.id });
-      if (n.children?.length && row) await insert(n.children, row.id);
-    }
-  };
-  await insert(MENU_TREE, null);
-  return true;
-}

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { UserPrincipal } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { randomToken, sha256 } from '../../platform/crypto/digest.ts';
+import type { Db } from '../../platform/db/client.ts';
 import type { AuthResolver } from '../../platform/http/server.ts';
 import { accessTokens } from './access-token.ts';
 import * as repo from './auth-repository.ts';
@@ -30,8 +31,7 @@ export type TokenPair = {
   refreshExpiresIn: number;
 };
 
-export function createSessions(ctx: AppContext) {
-  const { db, cache, clock, config } = ctx;
+export function createSessions({ db, cache, clock, config }: Pick<AppContext, 'db' | 'cache' | 'clock' | 'config'>) {
   const access = accessTokens(config.jwtSecret, config.accessTokenTtlSeconds);
 
   async function currentEpoch(): Promise<string> {
@@ -86,9 +86,9 @@ export function createSessions(ctx: AppContext) {
     return { principal, tenantId };
   };
 
-  async function issue(sessionId: number, userId: number, tenantId: number | null): Promise<TokenPair> {
+  async function issue(tx: Db, sessionId: number, userId: number, tenantId: number | null): Promise<TokenPair> {
     const refreshToken = randomToken();
-    await repo.insertRefreshToken(db, sessionId, sha256(refreshToken));
+    await repo.insertRefreshToken(tx, sessionId, sha256(refreshToken));
     return {
       accessToken: await access.sign({ userId, sessionId, tenantId }, clock()),
       tokenType: 'Bearer',
@@ -111,16 +111,22 @@ export function createSessions(ctx: AppContext) {
     resolveAuth,
     revoke,
 
-    async start(user: { id: number; tenantId: number | null }, ip: string, userAgent: string): Promise<TokenPair> {
+    /** Starts a session inside the caller's transaction (sign-in commits it with its other writes). */
+    async start(
+      tx: Db,
+      user: { id: number; tenantId: number | null },
+      ip: string,
+      userAgent: string,
+    ): Promise<TokenPair> {
       const now = clock();
-      const session = await repo.insertSession(db, {
+      const session = await repo.insertSession(tx, {
         tenantId: user.tenantId,
         userId: user.id,
         ip,
         userAgent: userAgent.slice(0, 512),
         expiresAt: new Date(now.getTime() + config.refreshTokenTtlSeconds * 1000),
       });
-      return issue(session.id, user.id, user.tenantId);
+      return issue(tx, session.id, user.id, user.tenantId);
     },
 
     /**
@@ -144,7 +150,7 @@ export function createSessions(ctx: AppContext) {
       const principal = await loadPrincipal(session.id, session.userId);
       if (!principal) throw identityErrors.invalidRefreshToken();
       await repo.touchSession(db, session.id, now, new Date(now.getTime() + config.refreshTokenTtlSeconds * 1000));
-      return issue(session.id, session.userId, session.tenantId);
+      return issue(db, session.id, session.userId, session.tenantId);
     },
 
     /** Any change to roles, menus, users or tenants: every cached principal reloads. */

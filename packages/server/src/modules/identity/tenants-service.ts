@@ -1,23 +1,21 @@
-import { and, count, eq, or, type SQL } from 'drizzle-orm';
 import type { Static } from 'typebox';
-import type { Scope } from '../../platform/auth/principal.ts';
+import { assertPlatformScope, type Scope } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { Db } from '../../platform/db/client.ts';
-import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
-import { contains, isUniqueViolation } from '../../platform/db/sql.ts';
+import type { PageRequest } from '../../platform/db/scoped.ts';
+import { isUniqueViolation } from '../../platform/db/sql.ts';
+import { findTenantById } from './auth-repository.ts';
 import { identityErrors } from './errors.ts';
-import { assertPlatformScope, isPlatformCode, tenantMenuIds } from './menus-service.ts';
+import { isPlatformCode, tenantMenuIds } from './menus-service.ts';
 import { hashPassword } from './passwords.ts';
+import { rolesTable } from './roles-repository.ts';
 import { bindRoleMenus } from './roles-service.ts';
 import type { TenantCreateBody, TenantUpdateBody } from './schemas.ts';
 import type { SecuritySettings } from './security-settings.ts';
 import type { Sessions } from './sessions.ts';
-import { roles, tenants, userRoles } from './tables.ts';
-import { usersTable } from './users-repository.ts';
-
-type TenantRow = typeof tenants.$inferSelect;
-type TenantStatus = TenantRow['status'];
-const rolesTable = scoped(roles);
+import type { TenantRow, TenantStatus } from './tenants-repository.ts';
+import * as repo from './tenants-repository.ts';
+import { replaceUserRoles, usersTable } from './users-repository.ts';
 
 export const TENANT_ADMIN_ROLE = 'tenant-admin';
 
@@ -44,16 +42,20 @@ export async function provisionTenantAdmin(
     passwordChangedAt: input.now,
     nickname: 'Tenant administrator',
   });
-  await tx.insert(userRoles).values({ userId: user.id, roleId: role.id });
+  await replaceUserRoles(tx, user.id, [role.id]);
   return { userId: user.id, roleId: role.id };
 }
 
 /** Tenants: platform scope only; disabled, never deleted (docs/decisions/0002). */
-export function createTenantsService(ctx: AppContext, sessions: Sessions, permissionCodes: () => ReadonlySet<string>) {
-  const { db, clock } = ctx;
-
+export function createTenantsService({
+  db,
+  clock,
+  settings,
+  sessions,
+  permissionCodes,
+}: Pick<AppContext, 'db' | 'clock' | 'settings'> & { sessions: Sessions; permissionCodes: () => ReadonlySet<string> }) {
   async function load(id: number): Promise<TenantRow> {
-    const [t] = await db.select().from(tenants).where(eq(tenants.id, id)).limit(1);
+    const t = await findTenantById(db, id);
     if (!t) throw identityErrors.notFound('tenant');
     return t;
   }
@@ -61,21 +63,7 @@ export function createTenantsService(ctx: AppContext, sessions: Sessions, permis
   return {
     async list(scope: Scope, page: PageRequest, f: { keyword?: string; status?: TenantStatus }) {
       assertPlatformScope(scope);
-      const conds: (SQL | undefined)[] = [];
-      if (f.keyword) conds.push(or(contains(tenants.code, f.keyword), contains(tenants.name, f.keyword)));
-      if (f.status) conds.push(eq(tenants.status, f.status));
-      const where = conds.length ? and(...conds) : undefined;
-      const [list, totals] = await Promise.all([
-        db
-          .select()
-          .from(tenants)
-          .where(where)
-          .orderBy(tenants.id)
-          .limit(page.pageSize)
-          .offset((page.page - 1) * page.pageSize),
-        db.select({ n: count() }).from(tenants).where(where),
-      ]);
-      return { list, total: Number(totals[0]?.n ?? 0), ...page };
+      return repo.listTenants(db, page, f);
     },
 
     async get(scope: Scope, id: number) {
@@ -86,22 +74,18 @@ export function createTenantsService(ctx: AppContext, sessions: Sessions, permis
     /** The tenant, its `tenant-admin` role and its administrator, all or nothing. */
     async create(scope: Scope, input: Static<typeof TenantCreateBody>) {
       assertPlatformScope(scope);
-      const { passwordMinLength } = await ctx.settings.effective<SecuritySettings>('security', null);
+      const { passwordMinLength } = await settings.effective<SecuritySettings>('security', null);
       if (input.adminPassword.length < passwordMinLength)
         throw identityErrors.weakPassword('adminPassword', passwordMinLength);
       const passwordHash = await hashPassword(input.adminPassword);
       try {
         return await db.transaction(async (tx) => {
-          const [tenant] = await tx
-            .insert(tenants)
-            .values({
-              code: input.code,
-              name: input.name,
-              expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
-              remark: input.remark ?? '',
-            })
-            .returning();
-          if (!tenant) throw new Error('tenant insert returned nothing');
+          const tenant = await repo.insertTenant(tx, {
+            code: input.code,
+            name: input.name,
+            expiresAt: input.expiresAt ? new Date(input.expiresAt) : null,
+            remark: input.remark ?? '',
+          });
           const admin = await provisionTenantAdmin(tx, {
             tenantId: tenant.id,
             username: input.adminUsername,
@@ -122,15 +106,11 @@ export function createTenantsService(ctx: AppContext, sessions: Sessions, permis
       assertPlatformScope(scope);
       const before = await load(id);
       const { expiresAt, ...fields } = input;
-      const [after] = await db
-        .update(tenants)
-        .set({
-          ...fields,
-          ...(expiresAt !== undefined ? { expiresAt: expiresAt ? new Date(expiresAt) : null } : {}),
-          updatedAt: clock(),
-        })
-        .where(eq(tenants.id, id))
-        .returning();
+      const after = await repo.updateTenant(db, id, {
+        ...fields,
+        ...(expiresAt !== undefined ? { expiresAt: expiresAt ? new Date(expiresAt) : null } : {}),
+        updatedAt: clock(),
+      });
       if (!after) throw identityErrors.notFound('tenant');
       if (after.status === 'disabled' && before.status !== 'disabled') {
         const members = await usersTable.findMany(db, { tenantId: id });

@@ -3,7 +3,7 @@ import type { Scope } from '../../platform/auth/principal.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
 import { contains } from '../../platform/db/sql.ts';
-import { departments, positions, roles, userGroupMembers, userPositions, userRoles, users } from './tables.ts';
+import { departments, positions, roles, tenants, userGroupMembers, userPositions, userRoles, users } from './tables.ts';
 
 /** Queries of the user aggregate: users and their role / position links. */
 
@@ -121,4 +121,25 @@ export async function missingRefs(
     .where(t.where(scope, inArray(t.table.id, ids)));
   const have = new Set(found.map((r) => r.id as number));
   return ids.filter((id) => !have.has(id));
+}
+
+/** A user with the status and expiry of their tenant (none for platform users). */
+export async function findUserWithTenant(db: Db, userId: number) {
+  const [row] = await db
+    .select({
+      id: users.id,
+      tenantId: users.tenantId,
+      username: users.username,
+      name: users.nickname,
+      email: users.email,
+      status: users.status,
+      tenantStatus: tenants.status,
+      tenantExpiresAt: tenants.expiresAt,
+      updatedAt: users.updatedAt,
+    })
+    .from(users)
+    .leftJoin(tenants, eq(tenants.id, users.tenantId))
+    .where(eq(users.id, userId))
+    .limit(1);
+  return row ?? null;
 }

@@ -17,7 +17,7 @@ type CreateInput = Static<typeof UserCreateBody>;
 type UpdateInput = Static<typeof UserUpdateBody>;
 
 /** What the API shows of a user: never the password hash. */
-export function userView(u: UserRow) {
+export function toUserView(u: UserRow) {
   return {
     id: u.id,
     tenantId: u.tenantId,
@@ -39,9 +39,13 @@ export function userView(u: UserRow) {
 }
 
 /** Admin users of the caller's tenant (spec §4.7: unlock, batch delete, batch status, password reset). */
-export function createUsersService(ctx: AppContext, sessions: Sessions, auth: AuthService) {
-  const { db, clock } = ctx;
-
+export function createUsersService({
+  db,
+  clock,
+  settings,
+  sessions,
+  auth,
+}: Pick<AppContext, 'db' | 'clock' | 'settings'> & { sessions: Sessions; auth: AuthService }) {
   async function load(scope: Scope, id: number): Promise<UserRow> {
     const u = await repo.usersTable.findById(db, scope, id);
     if (!u) throw identityErrors.notFound('user');
@@ -49,7 +53,7 @@ export function createUsersService(ctx: AppContext, sessions: Sessions, auth: Au
   }
 
   async function assertPasswordLength(scope: Scope, field: string, password: string) {
-    const { passwordMinLength } = await ctx.settings.effective<SecuritySettings>('security', scope.tenantId);
+    const { passwordMinLength } = await settings.effective<SecuritySettings>('security', scope.tenantId);
     if (password.length < passwordMinLength) throw identityErrors.weakPassword(field, passwordMinLength);
   }
 
@@ -101,7 +105,7 @@ export function createUsersService(ctx: AppContext, sessions: Sessions, auth: Au
 
   async function detail(scope: Scope, id: number) {
     const u = await load(scope, id);
-    return { ...userView(u), ...(await repo.linksOf(db, u.id)) };
+    return { ...toUserView(u), ...(await repo.linksOf(db, u.id)) };
   }
 
   async function remove(scope: Scope, ids: number[], single: boolean) {
@@ -143,7 +147,7 @@ export function createUsersService(ctx: AppContext, sessions: Sessions, auth: Au
   return {
     async list(scope: Scope, page: PageRequest, filter: UserFilter) {
       const p = await repo.listUsers(db, scope, page, filter);
-      return { ...p, list: p.list.map(userView) };
+      return { ...p, list: p.list.map(toUserView) };
     },
 
     get: detail,
@@ -215,7 +219,7 @@ export function createUsersService(ctx: AppContext, sessions: Sessions, auth: Au
     async unlock(scope: Scope, id: number) {
       const target = await load(scope, id);
       await auth.unlock(target.id);
-      return userView(await load(scope, id));
+      return toUserView(await load(scope, id));
     },
   };
 }

@@ -4,7 +4,6 @@ import type { AppContext } from '../../platform/context.ts';
 import { isUniqueViolation } from '../../platform/db/sql.ts';
 import { type FieldError, httpErrors } from '../../platform/http/errors.ts';
 import { canonicalTimezone, cronProblem, nextRuns } from '../../platform/jobs/cron.ts';
-
 import { schedulerErrors } from './errors.ts';
 import * as repo from './repository.ts';
 import { CRON_QUEUE, type ScheduleSync } from './schedule.ts';

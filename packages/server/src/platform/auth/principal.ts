@@ -53,7 +53,7 @@ export function systemScope(tenantId: number | null): Scope {
   return { tenantId, principal: null, requestId: 'system', ip: '127.0.0.1' };
 }
 
-/** Platform administration (tenants, menus, cron): a platform user acting at platform scope. */
+/** Platform administration (tenants, menus, cron) belongs to platform users acting at platform scope (docs/decisions/0002). */
 export function assertPlatformScope(scope: Scope): void {
   if (scope.principal?.kind !== 'user' || scope.principal.tenantId !== null || scope.tenantId !== null) {
     throw new AppError(

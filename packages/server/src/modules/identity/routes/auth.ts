@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { userOf } from '../../../platform/auth/principal.ts';
-import type { AppContext } from '../../../platform/context.ts';
 import { httpErrors } from '../../../platform/http/errors.ts';
 import { route } from '../../../platform/http/route.ts';
 import { NullableTimestamp, Ok } from '../../../platform/http/schemas.ts';
 import type { AuthService } from '../auth-service.ts';
-import { currentUser } from '../me.ts';
+import type { ProfileService } from '../profile-service.ts';
 import type { Sessions } from '../sessions.ts';
 
 const TokenPair = Type.Object({
@@ -36,7 +35,7 @@ const MenuNode = Type.Cyclic(
   'MenuNode',
 );
 
-export function authRoutes(app: FastifyInstance, ctx: AppContext, auth: AuthService, sessions: Sessions) {
+export function authRoutes(app: FastifyInstance, auth: AuthService, sessions: Sessions, profile: ProfileService) {
   route(app, {
     method: 'GET',
     url: '/api/auth/captcha',
@@ -146,11 +145,7 @@ export function authRoutes(app: FastifyInstance, ctx: AppContext, auth: AuthServ
         menus: Type.Array(MenuNode),
       }),
     },
-    handler: async (req) => {
-      const p = userOf(req.scope);
-      if (!p) throw httpErrors.unauthenticated();
-      return currentUser(ctx.db, p);
-    },
+    handler: async (req) => profile.me(req.scope),
   });
 
   route(app, {

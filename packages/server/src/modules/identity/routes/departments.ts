@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, type TSchema, Type } from 'typebox';
-import type { AppContext } from '../../../platform/context.ts';
 import { route } from '../../../platform/http/route.ts';
 import { Id, IdParams, Ok, PageOf, PageQuery, Status, Timestamp } from '../../../platform/http/schemas.ts';
-import * as service from '../departments-service.ts';
+import type { DepartmentsService } from '../departments-service.ts';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 /**
@@ -53,8 +52,7 @@ const DepartmentUsersQuery = Type.Object({
 });
 const UserBrief = Type.Object({ id: Type.Integer(), username: Type.String(), nickname: Type.String() });
 
-export function departmentRoutes(app: FastifyInstance, ctx: AppContext) {
-  const { db } = ctx;
+export function departmentRoutes(app: FastifyInstance, departments: DepartmentsService) {
   const tags = ['Departments'];
 
   route(app, {
@@ -64,7 +62,7 @@ export function departmentRoutes(app: FastifyInstance, ctx: AppContext) {
     auth: 'user',
     permission: 'system:dept:list',
     schema: { tags, summary: "The caller's tenant's department tree", response: Type.Array(DepartmentTree) },
-    handler: async (req) => service.departmentTree(db, req.scope),
+    handler: async (req) => departments.tree(req.scope),
   });
 
   route(app, {
@@ -74,7 +72,7 @@ export function departmentRoutes(app: FastifyInstance, ctx: AppContext) {
     auth: 'user',
     permission: 'system:dept:list',
     schema: { tags, summary: 'One department', params: IdParams, response: DepartmentView },
-    handler: async (req) => service.getDepartment(db, req.scope, req.params.id),
+    handler: async (req) => departments.get(req.scope, req.params.id),
   });
 
   route(app, {
@@ -90,7 +88,7 @@ export function departmentRoutes(app: FastifyInstance, ctx: AppContext) {
       querystring: DepartmentUsersQuery,
       response: PageOf(UserBrief),
     },
-    handler: async (req) => service.departmentUsers(db, req.scope, req.params.id, req.query),
+    handler: async (req) => departments.users(req.scope, req.params.id, req.query),
   });
 
   route(app, {
@@ -101,7 +99,7 @@ export function departmentRoutes(app: FastifyInstance, ctx: AppContext) {
     permission: 'system:dept:create',
     status: 201,
     schema: { tags, summary: 'Create a department', body: DepartmentCreateBody, response: DepartmentView },
-    handler: async (req) => service.createDepartment(db, req.scope, req.body),
+    handler: async (req) => departments.create(req.scope, req.body),
   });
 
   route(app, {
@@ -117,7 +115,7 @@ export function departmentRoutes(app: FastifyInstance, ctx: AppContext) {
       body: DepartmentUpdateBody,
       response: DepartmentView,
     },
-    handler: async (req) => service.updateDepartment(db, req.scope, req.params.id, req.body, ctx.clock()),
+    handler: async (req) => departments.update(req.scope, req.params.id, req.body),
   });
 
   route(app, {
@@ -128,7 +126,7 @@ export function departmentRoutes(app: FastifyInstance, ctx: AppContext) {
     permission: 'system:dept:delete',
     schema: { tags, summary: 'Delete a department without sub-departments or users', params: IdParams, response: Ok },
     handler: async (req) => {
-      await service.deleteDepartment(db, req.scope, req.params.id);
+      await departments.remove(req.scope, req.params.id);
       return { ok: true as const };
     },
   });

@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { type TSchema, Type } from 'typebox';
-import type { AppContext } from '../../../platform/context.ts';
 import { route } from '../../../platform/http/route.ts';
 import { Id, PageOf, PageQuery, Timestamp } from '../../../platform/http/schemas.ts';
-import { listLoginLogs } from '../login-log-queries.ts';
+import type { LoginLogsService } from '../login-logs-service.ts';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -27,7 +26,7 @@ const LoginLogListQuery = Type.Object({
   to: Type.Optional(Type.String({ format: 'date-time', description: 'exclusive, RFC 3339' })),
 });
 
-export function loginLogRoutes(app: FastifyInstance, ctx: AppContext) {
+export function loginLogRoutes(app: FastifyInstance, loginLogs: LoginLogsService) {
   route(app, {
     method: 'GET',
     url: '/api/login-logs',
@@ -40,6 +39,6 @@ export function loginLogRoutes(app: FastifyInstance, ctx: AppContext) {
       querystring: LoginLogListQuery,
       response: PageOf(LoginLogView),
     },
-    handler: async (req) => listLoginLogs(ctx.db, req.scope, req.query),
+    handler: async (req) => loginLogs.list(req.scope, req.query),
   });
 }

@@ -1,18 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../../../platform/context.ts';
 import { route } from '../../../platform/http/route.ts';
 import { BatchResult, IdParams } from '../../../platform/http/schemas.ts';
-import { createMenusService } from '../menus-service.ts';
+import type { MenusService } from '../menus-service.ts';
 import { MenuCreateBody, MenuTree, MenuUpdateBody, MenuView } from '../schemas.ts';
-import type { Sessions } from '../sessions.ts';
 
 const tags = ['Menus'];
 const platformOnly = 'Platform users at platform scope only.';
 
-export function menusRoutes(app: FastifyInstance, ctx: AppContext, sessions: Sessions) {
-  const menus = createMenusService(ctx, sessions);
-
+export function menusRoutes(app: FastifyInstance, menus: MenusService) {
   route(app, {
     method: 'GET',
     url: '/api/menus',

@@ -1,10 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../../../platform/context.ts';
 import { route } from '../../../platform/http/route.ts';
 import { IdParams, Ok, PageOf, PageQuery, Timestamp } from '../../../platform/http/schemas.ts';
-import { forceLogout, listLiveSessions } from '../online-sessions.ts';
-import type { Sessions } from '../sessions.ts';
+import type { OnlineSessionsService } from '../online-sessions-service.ts';
 
 export const SessionView = Type.Object({
   id: Type.Integer(),
@@ -23,7 +21,7 @@ const SessionListQuery = Type.Object({
   ip: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'exact address' })),
 });
 
-export function onlineSessionRoutes(app: FastifyInstance, ctx: AppContext, sessions: Sessions) {
+export function onlineSessionRoutes(app: FastifyInstance, onlineSessions: OnlineSessionsService) {
   const tags = ['OnlineSessions'];
 
   route(app, {
@@ -38,7 +36,7 @@ export function onlineSessionRoutes(app: FastifyInstance, ctx: AppContext, sessi
       querystring: SessionListQuery,
       response: PageOf(SessionView),
     },
-    handler: async (req) => listLiveSessions(ctx.db, req.scope, req.query, ctx.clock()),
+    handler: async (req) => onlineSessions.list(req.scope, req.query),
   });
 
   route(app, {
@@ -54,7 +52,7 @@ export function onlineSessionRoutes(app: FastifyInstance, ctx: AppContext, sessi
       response: Ok,
     },
     handler: async (req) => {
-      await forceLogout(ctx.db, sessions, req.scope, req.params.id, ctx.clock());
+      await onlineSessions.forceLogout(req.scope, req.params.id);
       return { ok: true as const };
     },
   });

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { route } from '../../../platform/http/route.ts';
-import { permissionGroups } from '../roles-service.ts';
+import type { RolesService } from '../roles-service.ts';
 import { PermissionGroups } from '../schemas.ts';
 
-export function permissionsRoutes(app: FastifyInstance) {
+export function permissionsRoutes(app: FastifyInstance, roles: RolesService) {
   route(app, {
     method: 'GET',
     url: '/api/permissions',
@@ -16,6 +16,6 @@ export function permissionsRoutes(app: FastifyInstance) {
       description: 'What a role may hold; platform:* codes are listed only at platform scope.',
       response: PermissionGroups,
     },
-    handler: async (req) => permissionGroups(app.permissionCodes, req.scope),
+    handler: async (req) => roles.permissionGroups(req.scope),
   });
 }

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../../../platform/context.ts';
 import { route } from '../../../platform/http/route.ts';
 import {
   BatchIds,
@@ -12,7 +11,7 @@ import {
   Status,
   Timestamp,
 } from '../../../platform/http/schemas.ts';
-import * as service from '../positions-service.ts';
+import type { PositionsService } from '../positions-service.ts';
 
 const PositionView = Type.Object({
   id: Type.Integer(),
@@ -45,8 +44,7 @@ const PositionListQuery = Type.Object({
   status: Type.Optional(Status),
 });
 
-export function positionRoutes(app: FastifyInstance, ctx: AppContext) {
-  const { db } = ctx;
+export function positionRoutes(app: FastifyInstance, positions: PositionsService) {
   const tags = ['Positions'];
 
   route(app, {
@@ -61,7 +59,7 @@ export function positionRoutes(app: FastifyInstance, ctx: AppContext) {
       querystring: PositionListQuery,
       response: PageOf(PositionView),
     },
-    handler: async (req) => service.listPositions(db, req.scope, req.query),
+    handler: async (req) => positions.list(req.scope, req.query),
   });
 
   route(app, {
@@ -71,7 +69,7 @@ export function positionRoutes(app: FastifyInstance, ctx: AppContext) {
     auth: 'user',
     permission: 'system:position:list',
     schema: { tags, summary: 'One position', params: IdParams, response: PositionView },
-    handler: async (req) => service.getPosition(db, req.scope, req.params.id),
+    handler: async (req) => positions.get(req.scope, req.params.id),
   });
 
   route(app, {
@@ -87,7 +85,7 @@ export function positionRoutes(app: FastifyInstance, ctx: AppContext) {
       body: PositionCreateBody,
       response: PositionView,
     },
-    handler: async (req) => service.createPosition(db, req.scope, req.body),
+    handler: async (req) => positions.create(req.scope, req.body),
   });
 
   route(app, {
@@ -103,7 +101,7 @@ export function positionRoutes(app: FastifyInstance, ctx: AppContext) {
       body: PositionUpdateBody,
       response: PositionView,
     },
-    handler: async (req) => service.updatePosition(db, req.scope, req.params.id, req.body, ctx.clock()),
+    handler: async (req) => positions.update(req.scope, req.params.id, req.body),
   });
 
   route(app, {
@@ -113,7 +111,7 @@ export function positionRoutes(app: FastifyInstance, ctx: AppContext) {
     auth: 'user',
     permission: 'system:position:delete',
     schema: { tags, summary: 'Delete several positions, all or nothing', body: BatchIds, response: BatchResult },
-    handler: async (req) => ({ affected: await service.deletePositions(db, req.scope, req.body.ids) }),
+    handler: async (req) => positions.removeMany(req.scope, req.body.ids),
   });
 
   route(app, {
@@ -124,7 +122,7 @@ export function positionRoutes(app: FastifyInstance, ctx: AppContext) {
     permission: 'system:position:delete',
     schema: { tags, summary: 'Delete a position (users lose it)', params: IdParams, response: Ok },
     handler: async (req) => {
-      await service.deletePosition(db, req.scope, req.params.id);
+      await positions.remove(req.scope, req.params.id);
       return { ok: true as const };
     },
   });

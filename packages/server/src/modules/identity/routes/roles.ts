@@ -1,17 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../../platform/context.ts';
 import { route } from '../../../platform/http/route.ts';
 import { BatchResult, IdParams, PageOf } from '../../../platform/http/schemas.ts';
-import { createRolesService } from '../roles-service.ts';
+import type { RolesService } from '../roles-service.ts';
 import { RoleCreateBody, RoleDetail, RoleListQuery, RoleUpdateBody, RoleView } from '../schemas.ts';
-import type { Sessions } from '../sessions.ts';
 
 const tags = ['Roles'];
 
-export function rolesRoutes(app: FastifyInstance, ctx: AppContext, sessions: Sessions) {
-  // Read per call: the registry is complete only once every route is declared.
-  const roles = createRolesService(ctx, sessions, () => app.permissionCodes);
-
+export function rolesRoutes(app: FastifyInstance, roles: RolesService) {
   route(app, {
     method: 'GET',
     url: '/api/roles',

@@ -1,17 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../../platform/context.ts';
 import { route } from '../../../platform/http/route.ts';
 import { IdParams, PageOf } from '../../../platform/http/schemas.ts';
 import { TenantCreateBody, TenantCreated, TenantListQuery, TenantUpdateBody, TenantView } from '../schemas.ts';
-import type { Sessions } from '../sessions.ts';
-import { createTenantsService } from '../tenants-service.ts';
+import type { TenantsService } from '../tenants-service.ts';
 
 const tags = ['Tenants'];
 const platformOnly = 'Platform users at platform scope only. Tenants are disabled, never deleted.';
 
-export function tenantsRoutes(app: FastifyInstance, ctx: AppContext, sessions: Sessions) {
-  const tenants = createTenantsService(ctx, sessions, () => app.permissionCodes);
-
+export function tenantsRoutes(app: FastifyInstance, tenants: TenantsService) {
   route(app, {
     method: 'GET',
     url: '/api/tenants',

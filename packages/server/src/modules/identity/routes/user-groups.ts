@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../../../platform/context.ts';
 import { route } from '../../../platform/http/route.ts';
 import { Id, IdParams, Ok, PageOf, PageQuery, Timestamp } from '../../../platform/http/schemas.ts';
-import * as service from '../user-groups-service.ts';
+import type { UserGroupsService } from '../user-groups-service.ts';
 
 const UserGroupView = Type.Object({
   id: Type.Integer(),
@@ -32,8 +31,7 @@ const MembersBody = Type.Object({
 });
 const UserBrief = Type.Object({ id: Type.Integer(), username: Type.String(), nickname: Type.String() });
 
-export function userGroupRoutes(app: FastifyInstance, ctx: AppContext) {
-  const { db } = ctx;
+export function userGroupRoutes(app: FastifyInstance, groups: UserGroupsService) {
   const tags = ['UserGroups'];
 
   route(app, {
@@ -48,7 +46,7 @@ export function userGroupRoutes(app: FastifyInstance, ctx: AppContext) {
       querystring: UserGroupListQuery,
       response: PageOf(UserGroupView),
     },
-    handler: async (req) => service.listUserGroups(db, req.scope, req.query),
+    handler: async (req) => groups.list(req.scope, req.query),
   });
 
   route(app, {
@@ -58,7 +56,7 @@ export function userGroupRoutes(app: FastifyInstance, ctx: AppContext) {
     auth: 'user',
     permission: 'system:user-group:list',
     schema: { tags, summary: 'One user group', params: IdParams, response: UserGroupView },
-    handler: async (req) => service.getUserGroup(db, req.scope, req.params.id),
+    handler: async (req) => groups.get(req.scope, req.params.id),
   });
 
   route(app, {
@@ -74,7 +72,7 @@ export function userGroupRoutes(app: FastifyInstance, ctx: AppContext) {
       body: UserGroupCreateBody,
       response: UserGroupView,
     },
-    handler: async (req) => service.createUserGroup(db, req.scope, req.body),
+    handler: async (req) => groups.create(req.scope, req.body),
   });
 
   route(app, {
@@ -90,7 +88,7 @@ export function userGroupRoutes(app: FastifyInstance, ctx: AppContext) {
       body: UserGroupUpdateBody,
       response: UserGroupView,
     },
-    handler: async (req) => service.updateUserGroup(db, req.scope, req.params.id, req.body, ctx.clock()),
+    handler: async (req) => groups.update(req.scope, req.params.id, req.body),
   });
 
   route(app, {
@@ -101,7 +99,7 @@ export function userGroupRoutes(app: FastifyInstance, ctx: AppContext) {
     permission: 'system:user-group:delete',
     schema: { tags, summary: 'Delete a user group (its members are not touched)', params: IdParams, response: Ok },
     handler: async (req) => {
-      await service.deleteUserGroup(db, req.scope, req.params.id);
+      await groups.remove(req.scope, req.params.id);
       return { ok: true as const };
     },
   });
@@ -119,7 +117,7 @@ export function userGroupRoutes(app: FastifyInstance, ctx: AppContext) {
       querystring: PageQuery,
       response: PageOf(UserBrief),
     },
-    handler: async (req) => service.groupMembers(db, req.scope, req.params.id, req.query),
+    handler: async (req) => groups.members(req.scope, req.params.id, req.query),
   });
 
   route(app, {
@@ -135,6 +133,6 @@ export function userGroupRoutes(app: FastifyInstance, ctx: AppContext) {
       body: MembersBody,
       response: Type.Object({ userIds: Type.Array(Type.Integer()) }),
     },
-    handler: async (req) => service.replaceGroupMembers(db, req.scope, req.params.id, req.body.userIds, ctx.clock()),
+    handler: async (req) => groups.replaceMembers(req.scope, req.params.id, req.body.userIds),
   });
 }

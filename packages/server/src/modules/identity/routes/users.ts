@@ -1,17 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../../platform/context.ts';
 import { route } from '../../../platform/http/route.ts';
 import { BatchIds, BatchResult, BatchStatus, IdParams, Ok, PageOf } from '../../../platform/http/schemas.ts';
-import type { AuthService } from '../auth-service.ts';
 import { ResetPasswordBody, UserCreateBody, UserDetail, UserListQuery, UserUpdateBody, UserView } from '../schemas.ts';
-import type { Sessions } from '../sessions.ts';
-import { createUsersService } from '../users-service.ts';
+import type { UsersService } from '../users-service.ts';
 
 const tags = ['Users'];
 
-export function usersRoutes(app: FastifyInstance, ctx: AppContext, sessions: Sessions, auth: AuthService) {
-  const users = createUsersService(ctx, sessions, auth);
-
+export function usersRoutes(app: FastifyInstance, users: UsersService) {
   route(app, {
     method: 'GET',
     url: '/api/users',

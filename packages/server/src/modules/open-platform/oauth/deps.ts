@@ -1,5 +1,5 @@
 import type { AppContext } from '../../../platform/context.ts';
-import type { OAuthSubject } from '../../identity/oauth-subject.ts';
+import type { OAuthSubject } from '../../identity/index.ts';
 import type { ClientCache } from '../apps/client-cache.ts';
 import type { ScopeRegistry } from '../scopes.ts';
 import type { SigningKeys } from './signing-keys.ts';

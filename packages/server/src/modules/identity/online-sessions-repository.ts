@@ -2,14 +2,9 @@ import { and, count, desc, eq, gt, isNull, type SQL } from 'drizzle-orm';
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
-import { identityErrors } from './errors.ts';
-import type { Sessions } from './sessions.ts';
 import { userSessions, users } from './tables.ts';
 
-/**
- * Live sign-in sessions (not revoked, not expired) and the forced logout of one. Revocation goes
- * through `sessions.revoke`, which also drops the cached principal and tells every instance.
- */
+/** Live sign-in sessions: not revoked, not expired. */
 type TenantScope = Pick<Scope, 'tenantId'>;
 
 const tenantSessions = scoped(userSessions);
@@ -51,21 +46,12 @@ export async function listLiveSessions(db: Db, scope: TenantScope, q: SessionQue
   return { list, total: Number(totals[0]?.n ?? 0), page: q.page, pageSize: q.pageSize };
 }
 
-/** Ends a live session of the caller's tenant; any other id (or an already ended session) is a 404. */
-export async function forceLogout(
-  db: Db,
-  sessions: Sessions,
-  scope: TenantScope,
-  id: number,
-  now: Date,
-): Promise<void> {
+/** Whether `id` is a live session of the scope's tenant. */
+export async function isLiveSessionOf(db: Db, scope: TenantScope, id: number, now: Date): Promise<boolean> {
   const [live] = await db
     .select({ id: userSessions.id })
     .from(userSessions)
     .where(tenantSessions.where(scope, and(eq(userSessions.id, id), liveSession(now))))
     .limit(1);
-  if (!live) throw identityErrors.notFound('session');
-  const revoked = await sessions.revoke({ sessionId: id }, 'forced_logout');
-  // Ended meanwhile (logout, expiry sweep): same answer as an unknown id.
-  if (revoked.length === 0) throw identityErrors.notFound('session');
+  return live !== undefined;
 }

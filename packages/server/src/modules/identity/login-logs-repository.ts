@@ -4,8 +4,9 @@ import type { Db } from '../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
 import { loginLogs } from './tables.ts';
 
-/** Reading the sign-in history (writing is login-logs.ts, on every attempt). */
+/** The sign-in history: one row per attempt, written by sign-in, read by the log pages. */
 type TenantScope = Pick<Scope, 'tenantId'>;
+export type LoginLogRow = typeof loginLogs.$inferSelect;
 
 const tenantLoginLogs = scoped(loginLogs);
 const newestFirst = sql`${loginLogs.createdAt} DESC, ${loginLogs.id} DESC`;
@@ -21,8 +22,25 @@ export type LoginLogQuery = PageRequest & {
   to?: string;
 };
 
+export async function insertLoginLog(
+  db: Db,
+  row: {
+    tenantId: number | null;
+    userId: number | null;
+    username: string;
+    ip: string;
+    userAgent: string;
+    success: boolean;
+    reason: string;
+  },
+) {
+  await db
+    .insert(loginLogs)
+    .values({ ...row, username: row.username.slice(0, 128), userAgent: row.userAgent.slice(0, 512) });
+}
+
 /** Sign-ins of the scope's tenant, newest first. */
-export async function listLoginLogs(db: Db, scope: TenantScope, q: LoginLogQuery) {
+export function listLoginLogs(db: Db, scope: TenantScope, q: LoginLogQuery) {
   const conds: SQL[] = [];
   if (q.username !== undefined) conds.push(eq(loginLogs.username, q.username));
   if (q.userId !== undefined) conds.push(eq(loginLogs.userId, q.userId));
@@ -30,18 +48,5 @@ export async function listLoginLogs(db: Db, scope: TenantScope, q: LoginLogQuery
   if (q.success !== undefined) conds.push(eq(loginLogs.success, q.success));
   if (q.from !== undefined) conds.push(gte(loginLogs.createdAt, new Date(q.from)));
   if (q.to !== undefined) conds.push(lt(loginLogs.createdAt, new Date(q.to)));
-  const page = await tenantLoginLogs.page(db, scope, q, conds.length ? and(...conds) : undefined, newestFirst);
-  return {
-    ...page,
-    list: page.list.map((l) => ({
-      id: l.id,
-      userId: l.userId,
-      username: l.username,
-      ip: l.ip,
-      userAgent: l.userAgent,
-      success: l.success,
-      reason: l.reason,
-      createdAt: l.createdAt,
-    })),
-  };
+  return tenantLoginLogs.page(db, scope, q, conds.length ? and(...conds) : undefined, newestFirst);
 }

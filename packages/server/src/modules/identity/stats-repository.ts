@@ -2,7 +2,7 @@ import { and, count, countDistinct, eq, gte } from 'drizzle-orm';
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { scoped } from '../../platform/db/scoped.ts';
-import { liveSession } from './online-sessions.ts';
+import { liveSession } from './online-sessions-repository.ts';
 import { loginLogs, userSessions, users } from './tables.ts';
 
 /** The access-token lifetime by default (config ACCESS_TOKEN_TTL_SECONDS). */

@@ -3,6 +3,8 @@ import type { Db } from '../../platform/db/client.ts';
 import { tenantFilter } from '../../platform/db/scoped.ts';
 import { departments, roles, userRoles, users } from './tables.ts';
 
+/** Queries of the notification center: contacts and audiences. */
+
 /** What the notification center needs to reach a user. Disabled users are returned too (marked). */
 export type UserContact = {
   id: number;

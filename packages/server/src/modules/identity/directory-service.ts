@@ -1,0 +1,32 @@
+import type { Scope } from '../../platform/auth/principal.ts';
+import type { AppContext } from '../../platform/context.ts';
+import { findTenantByCode } from './auth-repository.ts';
+import type { AudienceTarget } from './contacts-repository.ts';
+import * as contacts from './contacts-repository.ts';
+import { toOAuthSubject } from './oauth-subject.ts';
+import { identityStats } from './stats-repository.ts';
+import { findUserWithTenant } from './users-repository.ts';
+
+/** What other modules ask of identity (wired in app.ts): tenants by code, contacts, audiences, subjects, totals. */
+export function createDirectoryService({ db, clock, config }: Pick<AppContext, 'db' | 'clock' | 'config'>) {
+  return {
+    /** The id of an active-or-not tenant by its code, for public pages (login, public settings). */
+    tenantIdByCode: async (code: string) => (await findTenantByCode(db, code))?.id ?? null,
+    /** for the notification center: contact details, and announcement audiences */
+    userContacts: (tenantId: number | null, ids: number[]) => contacts.userContacts(db, tenantId, ids),
+    usersByTargets: (tenantId: number | null, targets: AudienceTarget[]) =>
+      contacts.usersByTargets(db, tenantId, targets),
+    targetsOfUser: (userId: number) => contacts.targetsOfUser(db, userId),
+    missingTargets: (tenantId: number | null, targets: AudienceTarget[]) =>
+      contacts.missingTargets(db, tenantId, targets),
+    activeUsers: (tenantId: number | null) => contacts.activeUsers(db, tenantId),
+    /** for the OAuth server: the subject of a grant (null when the user is gone) */
+    async oauthSubject(userId: number) {
+      const row = await findUserWithTenant(db, userId);
+      return row ? toOAuthSubject(row, clock()) : null;
+    },
+    /** for the dashboard: users, online users (within the access-token lifetime), today's sign-ins */
+    identityStats: (scope: Pick<Scope, 'tenantId'>, now: Date) =>
+      identityStats(db, scope, now, config.accessTokenTtlSeconds),
+  };
+}

@@ -1,0 +1,53 @@
+import { and, eq, inArray, or, type SQL } from 'drizzle-orm';
+import type { Scope } from '../../platform/auth/principal.ts';
+import type { Db } from '../../platform/db/client.ts';
+import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
+import { contains } from '../../platform/db/sql.ts';
+import { roleMenus, roles, userRoles } from './tables.ts';
+
+/** Queries of roles and their menu bindings. */
+type TenantScope = Pick<Scope, 'tenantId'>;
+export type RoleRow = typeof roles.$inferSelect;
+export type RoleStatus = RoleRow['status'];
+
+export const rolesTable = scoped(roles);
+
+export function listRoles(db: Db, scope: TenantScope, page: PageRequest, f: { keyword?: string; status?: RoleStatus }) {
+  const conds: (SQL | undefined)[] = [];
+  if (f.keyword) conds.push(or(contains(roles.code, f.keyword), contains(roles.name, f.keyword)));
+  if (f.status) conds.push(eq(roles.status, f.status));
+  return rolesTable.page(db, scope, page, conds.length ? and(...conds) : undefined, roles.sort);
+}
+
+export async function menuIdsOfRole(db: Db, roleId: number): Promise<number[]> {
+  const rows = await db
+    .select({ id: roleMenus.menuId })
+    .from(roleMenus)
+    .where(eq(roleMenus.roleId, roleId))
+    .orderBy(roleMenus.menuId);
+  return rows.map((r) => r.id);
+}
+
+/** The distinct menu ids bound to any of the roles. */
+export async function menuIdsOfRoles(db: Db, roleIds: number[]): Promise<number[]> {
+  if (roleIds.length === 0) return [];
+  const rows = await db
+    .selectDistinct({ id: roleMenus.menuId })
+    .from(roleMenus)
+    .where(inArray(roleMenus.roleId, roleIds));
+  return rows.map((r) => r.id);
+}
+
+export async function replaceRoleMenus(db: Db, roleId: number, menuIds: number[]) {
+  await db.delete(roleMenus).where(eq(roleMenus.roleId, roleId));
+  if (menuIds.length) await db.insert(roleMenus).values(menuIds.map((menuId) => ({ roleId, menuId })));
+}
+
+/** The active roles a user holds. */
+export function activeRolesOfUser(db: Db, userId: number) {
+  return db
+    .select({ id: roles.id, code: roles.code, name: roles.name })
+    .from(userRoles)
+    .innerJoin(roles, eq(roles.id, userRoles.roleId))
+    .where(and(eq(userRoles.userId, userId), eq(roles.status, 'active')));
+}
