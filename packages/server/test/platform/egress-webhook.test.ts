@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SecretError } from '../../src/platform/crypto/secrets.ts';
 import { parseAllowList } from '../../src/platform/egress/allow-list.ts';
 import { createEgress } from '../../src/platform/egress/client.ts';
 import { SIGNATURE_HEADER, verifySignature } from '../../src/platform/egress/signing.ts';
@@ -46,7 +47,7 @@ afterAll(async () => {
 
 const request = (path: string, over: Partial<WebhookRequest> = {}): WebhookRequest => ({
   url: `http://127.0.0.1:${port}${path}`,
-  secrets: ['whsec_current'],
+  secrets: () => ['whsec_current'],
   eventType: 'sample.thing.happened',
   eventId: 'evt-1',
   body: '{"id":"evt-1","n":1}',
@@ -55,7 +56,7 @@ const request = (path: string, over: Partial<WebhookRequest> = {}): WebhookReque
 
 describe('sendWebhook', () => {
   it('POSTs the body as JSON with the event headers, signed with every secret given', async () => {
-    const o = await sendWebhook(ctx, request('/hook', { secrets: ['whsec_new', 'whsec_old'], deliveryId: '42' }));
+    const o = await sendWebhook(ctx, request('/hook', { secrets: () => ['whsec_new', 'whsec_old'], deliveryId: '42' }));
     expect(o).toMatchObject({ result: 'delivered', status: 200, reason: null, code: null });
     expect(o.response?.toString()).toBe('thanks');
     const hit = hits.find((h) => h.path === '/hook');
@@ -116,5 +117,15 @@ describe('sendWebhook', () => {
     expect(closed).toMatchObject({ result: 'retryable', status: null, code: 'egress.network_error' });
     const hung = await sendWebhook(ctx, request('/hang', { timeoutMs: 300 }));
     expect(hung).toMatchObject({ result: 'retryable', status: null, code: 'egress.timeout' });
+  });
+
+  it('fails permanently, sending nothing, when a secret no longer decrypts', async () => {
+    const unreadable = () => {
+      throw new SecretError('the value does not decrypt');
+    };
+    const o = await sendWebhook(ctx, request('/unsigned', { secrets: unreadable }));
+    expect(o).toMatchObject({ result: 'permanent', status: null, code: null });
+    expect(o.reason).toMatch(/^secret_unavailable: /);
+    expect(hits.filter((h) => h.path === '/unsigned')).toEqual([]);
   });
 });

@@ -12,10 +12,6 @@ import type { SecretBox } from '../crypto/secrets.ts';
 export const newWebhookSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
 export const webhookSecretHint = (secret: string) => secret.slice(-4);
 
-/** The attempt error of a destination whose secret no longer decrypts (SECRET_KEYS changed). */
-export const SECRET_UNAVAILABLE =
-  'secret_unavailable: the signing secret does not decrypt with the configured SECRET_KEYS';
-
 /** The columns a row keeps its secret in. */
 export type StoredWebhookSecret = {
   secretEncrypted: string;

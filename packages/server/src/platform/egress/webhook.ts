@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { VERSION } from '../../version.ts';
 import type { AppContext } from '../context.ts';
+import { SecretError } from '../crypto/secrets.ts';
 import { EgressError, type EgressErrorCode } from './errors.ts';
 import { SIGNATURE_HEADER, signPayload } from './signing.ts';
 
@@ -16,8 +17,11 @@ export const WEBHOOK_MAX_RESPONSE_BYTES = 1024 * 1024;
 
 export type WebhookRequest = {
   url: string;
-  /** signing secrets, current first; more than one while a secret is being rotated */
-  secrets: readonly string[];
+  /**
+   * The signing secrets, current first (more than one while a secret is being rotated), read when
+   * signing: one that no longer decrypts (SecretError) is a permanent failure, `secret_unavailable`.
+   */
+  secrets: () => readonly string[];
   eventType: string;
   /** the same for every retry and redelivery of one event: receivers deduplicate on it */
   eventId: string;
@@ -32,7 +36,7 @@ export type WebhookRequest = {
 /**
  * delivered: a 2xx came back. retryable: the receiver or the network may recover (5xx, 408,
  * 425, 429, timeout, unreachable). permanent: the same request would fail again (another 4xx,
- * a redirect, a destination the egress rules refuse).
+ * a redirect, a destination the egress rules refuse, a secret that no longer decrypts).
  */
 export type WebhookResult = 'delivered' | 'retryable' | 'permanent';
 
@@ -49,6 +53,8 @@ export type WebhookOutcome = {
   durationMs: number;
 };
 
+const SECRET_UNAVAILABLE = 'secret_unavailable: the signing secret does not decrypt with the configured SECRET_KEYS';
+
 const PERMANENT_CODES = new Set<EgressErrorCode>([
   'egress.bad_url',
   'egress.bad_scheme',
@@ -58,7 +64,7 @@ const PERMANENT_CODES = new Set<EgressErrorCode>([
 ]);
 const RETRYABLE_STATUSES = new Set([408, 425, 429]);
 
-export function resultOfStatus(status: number): WebhookResult {
+function resultOfStatus(status: number): WebhookResult {
   if (status >= 200 && status < 300) return 'delivered';
   return status >= 500 || RETRYABLE_STATUSES.has(status) ? 'retryable' : 'permanent';
 }
@@ -84,7 +90,7 @@ export async function sendWebhook(
       headers: {
         'content-type': 'application/json',
         'user-agent': `Atrium-Webhooks/${VERSION}`,
-        [SIGNATURE_HEADER]: signPayload(r.secrets, r.body, ctx.clock()),
+        [SIGNATURE_HEADER]: signPayload(r.secrets(), r.body, ctx.clock()),
         'x-atrium-event': r.eventType,
         'x-atrium-event-id': r.eventId,
         ...(r.deliveryId === undefined ? {} : { 'x-atrium-delivery': r.deliveryId }),
@@ -95,6 +101,10 @@ export async function sendWebhook(
     return outcome(result, res.status, reason, null, res.body, elapsed());
   } catch (err) {
     const where = { eventType: r.eventType, eventId: r.eventId };
+    if (err instanceof SecretError) {
+      ctx.log.warn({ err, ...where }, 'webhook signing secret unavailable');
+      return outcome('permanent', null, SECRET_UNAVAILABLE, null, null, elapsed());
+    }
     if (!(err instanceof EgressError)) {
       ctx.log.error({ err, ...where }, 'webhook could not be sent');
       return outcome('retryable', null, 'internal error while sending', null, null, elapsed());

@@ -65,7 +65,7 @@ export function createWebhookAdapter(ctx: AppContext): ChannelAdapter {
     const body = JSON.stringify(options?.body !== undefined ? options.body : envelope(d));
     const o = await sendWebhook(ctx, {
       url,
-      secrets: webhookSecrets(ctx, d.tenantId),
+      secrets: () => webhookSecrets(ctx, d.tenantId),
       eventType: d.event.key,
       eventId: `ntf_${d.dispatchId}`,
       deliveryId: String(d.dispatchId),

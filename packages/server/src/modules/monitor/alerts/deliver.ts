@@ -1,12 +1,7 @@
 import type { AppContext } from '../../../platform/context.ts';
-import { SecretError } from '../../../platform/crypto/secrets.ts';
 import { EgressError } from '../../../platform/egress/errors.ts';
 import { failureText, sendWebhook } from '../../../platform/egress/webhook.ts';
-import {
-  SECRET_UNAVAILABLE,
-  signingSecrets,
-  type WebhookSecretContexts,
-} from '../../../platform/egress/webhook-secrets.ts';
+import { signingSecrets, type WebhookSecretContexts } from '../../../platform/egress/webhook-secrets.ts';
 import type { Notifier } from '../../messaging/dispatch/notify.ts';
 import type { AlertRuleRow, Hits } from './evaluate.ts';
 import type { AlertChannel, AlertChannelOutcome } from './tables.ts';
@@ -73,15 +68,10 @@ export async function deliverAlert(
 
 async function callWebhook(ctx: AppContext, rule: AlertRuleRow, hits: Hits, key: string): Promise<AlertChannelOutcome> {
   const { secretEncrypted, previousSecretEncrypted, previousSecretExpiresAt } = rule;
-  if (!secretEncrypted) return { status: 'failed', error: 'no signing secret: rotate the rule’s webhook secret' };
-  let secrets: string[];
-  try {
-    const stored = { secretEncrypted, previousSecretEncrypted, previousSecretExpiresAt };
-    secrets = signingSecrets(ctx.secrets, stored, secretContexts(rule.id), ctx.clock());
-  } catch (err) {
-    if (!(err instanceof SecretError)) throw err;
-    return { status: 'failed', error: SECRET_UNAVAILABLE };
+  if (!secretEncrypted) {
+    return { status: 'failed', error: 'no signing secret: save the rule or rotate its webhook secret' };
   }
+  const stored = { secretEncrypted, previousSecretEncrypted, previousSecretExpiresAt };
   const body = JSON.stringify({
     event: 'ops.error.alert',
     test: hits.trigger === 'test',
@@ -97,7 +87,7 @@ async function callWebhook(ctx: AppContext, rule: AlertRuleRow, hits: Hits, key:
   });
   const o = await sendWebhook(ctx, {
     url: rule.webhookUrl as string,
-    secrets,
+    secrets: () => signingSecrets(ctx.secrets, stored, secretContexts(rule.id), ctx.clock()),
     eventType: 'ops.error.alert',
     // the firing's idempotency key: one per firing or test send
     eventId: key,

@@ -1,10 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { and, asc, eq, exists, gte, inArray, isNull, lt, lte, or, type SQL, sql } from 'drizzle-orm';
 import type { AppContext } from '../../../platform/context.ts';
-import { SecretError } from '../../../platform/crypto/secrets.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { failureText, sendWebhook } from '../../../platform/egress/webhook.ts';
-import { SECRET_UNAVAILABLE, signingSecrets } from '../../../platform/egress/webhook-secrets.ts';
+import { signingSecrets } from '../../../platform/egress/webhook-secrets.ts';
 import { openApps } from '../apps/tables.ts';
 import {
   DISABLE_AFTER_FAILING_MS,
@@ -90,23 +89,9 @@ export function createDeliverer(ctx: AppContext, deps: WebhookDeps) {
 
   /** One HTTP attempt through the kernel's webhook path (signed, egress-guarded). Never throws. */
   async function send(row: DeliveryRow, sub: SubscriptionRow): Promise<AttemptOutcome> {
-    let secrets: string[];
-    try {
-      secrets = signingSecrets(ctx.secrets, sub, secretContexts(sub.id), ctx.clock());
-    } catch (err) {
-      if (!(err instanceof SecretError)) throw err;
-      return {
-        ok: false,
-        url: sub.url,
-        statusCode: null,
-        error: SECRET_UNAVAILABLE,
-        responseBody: null,
-        durationMs: 0,
-      };
-    }
     const o = await sendWebhook(ctx, {
       url: sub.url,
-      secrets,
+      secrets: () => signingSecrets(ctx.secrets, sub, secretContexts(sub.id), ctx.clock()),
       eventType: row.eventType,
       eventId: row.eventId,
       deliveryId: String(row.id),
