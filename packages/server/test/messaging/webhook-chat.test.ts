@@ -147,6 +147,8 @@ describe('webhook channel', () => {
     expect(hit.headers['content-type']).toBe('application/json');
     expect(hit.headers['x-atrium-event']).toBe('ops.monitor.alert');
     expect(hit.headers['x-atrium-delivery']).toBe(String(d.dispatchId));
+    expect(hit.headers['x-atrium-event-id']).toBe(`ntf_${d.dispatchId}`);
+    expect(hit.headers['user-agent']).toMatch(/^Atrium-Webhooks\//);
 
     const signature = hit.headers[SIGNATURE_HEADER] as string;
     const now = new Date();

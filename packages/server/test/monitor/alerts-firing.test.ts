@@ -1,8 +1,11 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorAlertRules } from '../../src/modules/monitor/alerts/tables.ts';
+import { SIGNATURE_HEADER, verifySignature } from '../../src/platform/egress/signing.ts';
 import { call, createTestApp, login, type TestApp } from '../helpers/app.ts';
 import { createTenant, type TenantFixture, USER_PASSWORD } from '../helpers/fixtures.ts';
 import { receiver, settle, testClock } from '../messaging/dispatch-helpers.ts';
-import { createRule, LOGS, logsOf, ruleRow, runEvaluate, seedEvents, waitFor } from './alerts-helpers.ts';
+import { createRule, LOGS, logsOf, RULES, ruleRow, runEvaluate, seedEvents, waitFor } from './alerts-helpers.ts';
 import { jsError, report } from './ingest-helpers.ts';
 
 /**
@@ -191,5 +194,95 @@ describe('webhook delivery', () => {
     expect(res.json().data).toMatchObject({ test: true, channels: { webhook: { status: 'delivered' } } });
     expect(JSON.parse(hook.received.at(-1)?.body ?? '{}')).toMatchObject({ test: true, rule: { id: r.id } });
     expect((await ruleRow(t, r.id)).lastTriggeredAt).toBeNull();
+  });
+
+  it('signs each webhook with the rule’s secret, shown once; a rotation signs with both secrets for its grace period', async () => {
+    const x = await createTenant(t);
+    const tok = await token(x);
+    const created = await call(t.app, 'POST', RULES, {
+      token: tok,
+      body: { name: 'signed', condition: 'threshold', threshold: 100, channels: ['webhook'], webhookUrl: hook.url },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const rule = created.json().data;
+    const secret = rule.webhookSecret as string;
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(rule.webhookSecretHint).toBe(secret.slice(-4));
+    const read = await call(t.app, 'GET', `${RULES}/${rule.id}`, { token: tok });
+    expect(read.json().data).not.toHaveProperty('webhookSecret');
+    expect(read.body).not.toContain(secret);
+    expect((await ruleRow(t, rule.id)).secretEncrypted).not.toContain(secret);
+
+    const sendTest = async () => {
+      const res = await call(t.app, 'POST', `${RULES}/${rule.id}/test`, { token: tok });
+      expect(res.json().data.channels).toEqual({ webhook: { status: 'delivered' } });
+      const hit = hook.received.at(-1);
+      if (!hit) throw new Error('the receiver got nothing');
+      return { ...hit, signature: hit.headers[SIGNATURE_HEADER] as string };
+    };
+    const verifies = (s: string, hit: { signature: string; body: string }) =>
+      verifySignature(s, hit.signature, hit.body, clock.clock());
+
+    const first = await sendTest();
+    expect(first.headers['x-atrium-event']).toBe('ops.error.alert');
+    expect(first.headers['x-atrium-event-id']).toMatch(new RegExp(`^error-alert-test:${rule.id}:\\d+$`));
+    expect(first.headers['user-agent']).toMatch(/^Atrium-Webhooks\//);
+    expect(verifies(secret, first)).toBe(true);
+    // a wrong secret, another rule's secret or a tampered body does not verify
+    expect(verifies(`${secret}x`, first)).toBe(false);
+    const other = await call(t.app, 'POST', RULES, {
+      token: tok,
+      body: { name: 'other', condition: 'new_error', channels: ['webhook'], webhookUrl: hook.url },
+    });
+    expect(verifies(other.json().data.webhookSecret, first)).toBe(false);
+    expect(
+      verifySignature(secret, first.signature, first.body.replace('"test":true', '"test":false'), clock.clock()),
+    ).toBe(false);
+
+    const rotated = await call(t.app, 'POST', `${RULES}/${rule.id}/webhook-secret`, { token: tok, body: {} });
+    expect(rotated.statusCode, rotated.body).toBe(200);
+    const second = rotated.json().data.webhookSecret as string;
+    expect(second).not.toBe(secret);
+    expect(rotated.json().data.webhookPreviousSecretExpiresAt).toBe(
+      new Date(clock.clock().getTime() + 86_400_000).toISOString(),
+    );
+    const during = await sendTest();
+    expect(verifies(second, during)).toBe(true);
+    expect(verifies(secret, during)).toBe(true);
+
+    const third = (
+      await call(t.app, 'POST', `${RULES}/${rule.id}/webhook-secret`, { token: tok, body: { graceSeconds: 0 } })
+    ).json().data.webhookSecret as string;
+    const after = await sendTest();
+    expect(verifies(third, after)).toBe(true);
+    expect(verifies(second, after)).toBe(false);
+  });
+
+  it('a rule saved before webhooks were signed fails its webhook until a write gives it a secret', async () => {
+    const x = await createTenant(t);
+    const tok = await token(x);
+    const r = await rule(x, { condition: 'threshold', threshold: 100, channels: ['webhook'], webhookUrl: hook.url });
+    await t.database.db
+      .update(errorAlertRules)
+      .set({ secretEncrypted: null, secretHint: null })
+      .where(eq(errorAlertRules.id, r.id));
+    const before = await call(t.app, 'POST', `${RULES}/${r.id}/test`, { token: tok });
+    expect(before.json().data.channels.webhook).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/secret/),
+    });
+
+    const saved = await call(t.app, 'PUT', `${RULES}/${r.id}`, { token: tok, body: { name: 'resaved' } });
+    const secret = saved.json().data.webhookSecret as string;
+    expect(secret).toMatch(/^whsec_/);
+    // only the write that created it answers it
+    const again = await call(t.app, 'PUT', `${RULES}/${r.id}`, { token: tok, body: { name: 'again' } });
+    expect(again.json().data).not.toHaveProperty('webhookSecret');
+    const after = await call(t.app, 'POST', `${RULES}/${r.id}/test`, { token: tok });
+    expect(after.json().data.channels).toEqual({ webhook: { status: 'delivered' } });
+    const hit = hook.received.at(-1);
+    expect(verifySignature(secret, hit?.headers[SIGNATURE_HEADER] as string, hit?.body ?? '', clock.clock())).toBe(
+      true,
+    );
   });
 });

@@ -147,6 +147,7 @@ describe('/api/frontend-errors/alerts', () => {
       ['PUT', `${RULES}/${rule.id}/enabled`, { enabled: false }],
       ['DELETE', `${RULES}/${rule.id}`, undefined],
       ['POST', `${RULES}/${rule.id}/test`, undefined],
+      ['POST', `${RULES}/${rule.id}/webhook-secret`, {}],
     ];
     for (const [method, url, body] of writes) {
       expectError(await call(t.app, method, url, { token: reader.token, body }), 403, 'auth.permission_denied');
@@ -164,6 +165,7 @@ describe('/api/frontend-errors/alerts', () => {
       ['PUT', `${RULES}/${rule.id}/enabled`, { enabled: false }],
       ['DELETE', `${RULES}/${rule.id}`, undefined],
       ['POST', `${RULES}/${rule.id}/test`, undefined],
+      ['POST', `${RULES}/${rule.id}/webhook-secret`, {}],
     ] as const) {
       expectError(await call(t.app, method, url, { token: tok, body }), 404, 'monitor.alert_rule_not_found');
     }

@@ -95,6 +95,7 @@ describe('a delivery', () => {
     const h = hit as Hit;
     expect(verifySignature(sub.secret, h.headers[SIGNATURE_HEADER] as string, h.body, clock.clock())).toBe(true);
     expect(verifySignature(`${sub.secret}x`, h.headers[SIGNATURE_HEADER] as string, h.body, clock.clock())).toBe(false);
+    expect(verifySignature(sub.secret, h.headers[SIGNATURE_HEADER] as string, `${h.body} `, clock.clock())).toBe(false);
     expect(h.headers[SIGNATURE_HEADER]).toMatch(
       new RegExp(`^t=${Math.floor(clock.clock().getTime() / 1000)},v1=[0-9a-f]{64}$`),
     );

@@ -60,3 +60,20 @@ describe('verifySignature', () => {
     expect(verifySignature(secret, value, body, at)).toBe(false);
   });
 });
+
+describe('signPayload with several secrets', () => {
+  it('writes one t and one v1 per secret, in order, each verifying with its own secret', () => {
+    const header = signPayload(['whsec_new', secret], body, at);
+    const [t, first, second] = header.split(',');
+    expect(t).toBe('t=1700000000');
+    expect(`${t},${second}`).toBe(signPayload(secret, body, at));
+    expect(`${t},${first}`).toBe(signPayload('whsec_new', body, at));
+    expect(verifySignature('whsec_new', header, body, at)).toBe(true);
+    expect(verifySignature(secret, header, body, at)).toBe(true);
+    expect(verifySignature('whsec_other', header, body, at)).toBe(false);
+  });
+
+  it('refuses to sign with no secret at all', () => {
+    expect(() => signPayload([], body, at)).toThrow();
+  });
+});

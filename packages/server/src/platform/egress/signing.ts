@@ -20,10 +20,15 @@ function hmac(secret: string, t: number, body: string | Uint8Array): string {
   return createHmac('sha256', secret).update(`${t}.`).update(body).digest('hex');
 }
 
-/** The header value for `body` signed at `now`. */
-export function signPayload(secret: string, body: string | Uint8Array, now: Date): string {
+/**
+ * The header value for `body` signed at `now`: one `v1=` per secret, in the order given (several
+ * while a secret is being rotated, so receivers holding either one keep verifying).
+ */
+export function signPayload(secrets: string | readonly string[], body: string | Uint8Array, now: Date): string {
   const t = unixSeconds(now);
-  return `t=${t},v1=${hmac(secret, t, body)}`;
+  const list = typeof secrets === 'string' ? [secrets] : secrets;
+  if (list.length === 0) throw new Error('a webhook needs at least one signing secret');
+  return [`t=${t}`, ...list.map((s) => `v1=${hmac(s, t, body)}`)].join(',');
 }
 
 /** Whether `header` is a valid signature of `body` made within `toleranceSeconds` of `now`. */

@@ -4,7 +4,7 @@ import { renderTemplate } from '../render.ts';
 import type { Delivery, DeliveryOutcome } from './types.ts';
 
 /** Outbound calls of the webhook and chat channels time out like alert webhooks (spec §8: 8 seconds). */
-const POST_TIMEOUT_MS = 8000;
+export const POST_TIMEOUT_MS = 8000;
 /** Deliveries in flight per batch: a slow receiver holds one slot, not the whole batch. */
 const CONCURRENCY = 8;
 
@@ -24,7 +24,8 @@ export function absoluteLink(ctx: Pick<AppContext, 'config'>, link: string | nul
 }
 
 /**
- * POSTs a JSON body through the egress guard. Redirects are not followed: a POST turned into a
+ * POSTs a JSON body through the egress guard (chat bots; webhooks go through the kernel's signed
+ * webhook path). Redirects are not followed: a POST turned into a
  * GET by a redirect would look delivered without the body ever arriving.
  */
 export async function postJson(

@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { verifySignature } from '../../../platform/egress/signing.ts';
-import { webhookSignature, webhookSigningSecret } from './webhook.ts';
+import { signPayload, verifySignature } from '../../../platform/egress/signing.ts';
+import { webhookSecrets, webhookSigningSecret } from './webhook.ts';
+
+const webhookSignature = (ctx: Parameters<typeof webhookSecrets>[0], tenantId: number, body: string, now: Date) =>
+  signPayload(webhookSecrets(ctx, tenantId), body, now);
 
 /** Signing-secret rotation: receivers keep verifying while SECRET_KEYS still lists the old key. */
 const key = (id: string) => ({ id, key: randomBytes(32) });

@@ -1,9 +1,9 @@
 import { hkdfSync } from 'node:crypto';
 import type { AppContext } from '../../../platform/context.ts';
 import type { SecretKey } from '../../../platform/crypto/secrets.ts';
-import { SIGNATURE_HEADER, signPayload } from '../../../platform/egress/signing.ts';
+import { sendWebhook } from '../../../platform/egress/webhook.ts';
 import type { MessagingSettings } from '../settings.ts';
-import { absoluteLink, deliverEach, postJson, renderedTexts } from './delivery-helpers.ts';
+import { absoluteLink, deliverEach, POST_TIMEOUT_MS, renderedTexts } from './delivery-helpers.ts';
 import type { ChannelAdapter, Delivery, DeliveryOutcome } from './types.ts';
 
 type KeyHolder = { config: { secretKeys: SecretKey[] } };
@@ -31,18 +31,16 @@ export function webhookSigningSecret(ctx: KeyHolder, tenantId: number | null): s
   return deriveSecret(current.key, tenantId);
 }
 
-/** The signature header of `body`: the current key's signature first, then one per older key. */
-export function webhookSignature(ctx: KeyHolder, tenantId: number | null, body: string, now: Date): string {
-  const [first, ...older] = ctx.config.secretKeys.map((k) => signPayload(deriveSecret(k.key, tenantId), body, now));
-  if (!first) throw new Error('no SECRET_KEYS key is configured');
-  // each value is `t=<t>,v1=<hex>` with the same t; the older ones add only their v1 part
-  return [first, ...older.map((s) => s.slice(s.indexOf(',') + 1))].join(',');
+/** The secrets signing a tenant's notification webhooks: the current key's first, then one per older key. */
+export function webhookSecrets(ctx: KeyHolder, tenantId: number | null): string[] {
+  return ctx.config.secretKeys.map((k) => deriveSecret(k.key, tenantId));
 }
 
 /**
  * Webhook channel (spec §4.4 rule 6): POSTs `channelOptions.webhook.body` as given, or the envelope
- * below, to `channelOptions.webhook.url` or an external recipient's address; signed (signing.ts),
- * with the event key and the dispatch id (`X-Atrium-Delivery`, for the receiver's idempotency).
+ * below, to `channelOptions.webhook.url` or an external recipient's address, through the kernel's
+ * webhook path (signed; the event key, `ntf_<dispatch id>` as event id and the dispatch id as
+ * `X-Atrium-Delivery`, for the receiver's idempotency).
  */
 export function createWebhookAdapter(ctx: AppContext): ChannelAdapter {
   function envelope(d: Delivery) {
@@ -65,11 +63,16 @@ export function createWebhookAdapter(ctx: AppContext): ChannelAdapter {
     const url = options?.url || (d.contact.type === 'external' ? d.contact.address : null);
     if (!url) return { status: 'unreachable', detail: 'no webhook URL' };
     const body = JSON.stringify(options?.body !== undefined ? options.body : envelope(d));
-    return postJson(ctx, url, body, {
-      [SIGNATURE_HEADER]: webhookSignature(ctx, d.tenantId, body, ctx.clock()),
-      'x-atrium-event': d.event.key,
-      'x-atrium-delivery': String(d.dispatchId),
+    const o = await sendWebhook(ctx, {
+      url,
+      secrets: () => webhookSecrets(ctx, d.tenantId),
+      eventType: d.event.key,
+      eventId: `ntf_${d.dispatchId}`,
+      deliveryId: String(d.dispatchId),
+      body,
+      timeoutMs: POST_TIMEOUT_MS,
     });
+    return o.result === 'delivered' ? { status: 'sent' } : { status: 'failed', error: o.reason ?? 'failed' };
   }
 
   return {

@@ -1,11 +1,19 @@
 import type { AppContext } from '../../../platform/context.ts';
 import { EgressError } from '../../../platform/egress/errors.ts';
+import { failureText, sendWebhook } from '../../../platform/egress/webhook.ts';
+import { signingSecrets, type WebhookSecretContexts } from '../../../platform/egress/webhook-secrets.ts';
 import type { Notifier } from '../../messaging/dispatch/notify.ts';
 import type { AlertRuleRow, Hits } from './evaluate.ts';
 import type { AlertChannel, AlertChannelOutcome } from './tables.ts';
 
 /** spec §8: alert webhook calls time out after 8 seconds */
-export const WEBHOOK_TIMEOUT_MS = 8000;
+const WEBHOOK_TIMEOUT_MS = 8000;
+
+/** Where a rule's webhook signing secrets are encrypted: bound to the row and column. */
+export const secretContexts = (id: number): WebhookSecretContexts => ({
+  current: `error_alert_rules.webhook_secret:${id}`,
+  previous: `error_alert_rules.webhook_previous_secret:${id}`,
+});
 
 export type AlertNotify = Notifier['notify'];
 export type ChannelOutcomes = Partial<Record<AlertChannel, AlertChannelOutcome>>;
@@ -17,8 +25,8 @@ const errorText = (err: unknown) =>
  * Sends one firing (or test) of a rule on each of its channels; a failing channel does not stop
  * the others, and each outcome is reported for the alert log. Email and in-app go through the
  * notification center (event ops.error.alert) restricted to the rule's channels; the webhook is
- * called directly through the safe egress (loopback, private and metadata addresses refused).
- * The webhook body is not signed: a rule has no secret of its own yet.
+ * sent through the kernel's webhook path (signed with the rule's secret; loopback, private and
+ * metadata addresses refused).
  */
 export async function deliverAlert(
   ctx: AppContext,
@@ -53,12 +61,17 @@ export async function deliverAlert(
   }
   if (rule.channels.includes('webhook')) {
     if (!rule.webhookUrl) out.webhook = { status: 'failed', error: 'no webhook URL' };
-    else out.webhook = await callWebhook(ctx, rule, hits);
+    else out.webhook = await callWebhook(ctx, rule, hits, key);
   }
   return out;
 }
 
-async function callWebhook(ctx: AppContext, rule: AlertRuleRow, hits: Hits): Promise<AlertChannelOutcome> {
+async function callWebhook(ctx: AppContext, rule: AlertRuleRow, hits: Hits, key: string): Promise<AlertChannelOutcome> {
+  const { secretEncrypted, previousSecretEncrypted, previousSecretExpiresAt } = rule;
+  if (!secretEncrypted) {
+    return { status: 'failed', error: 'no signing secret: save the rule or rotate its webhook secret' };
+  }
+  const stored = { secretEncrypted, previousSecretEncrypted, previousSecretExpiresAt };
   const body = JSON.stringify({
     event: 'ops.error.alert',
     test: hits.trigger === 'test',
@@ -72,19 +85,14 @@ async function callWebhook(ctx: AppContext, rule: AlertRuleRow, hits: Hits): Pro
     hits,
     firedAt: ctx.clock().toISOString(),
   });
-  try {
-    const res = await ctx.egress.request(rule.webhookUrl as string, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body,
-      timeoutMs: WEBHOOK_TIMEOUT_MS,
-      maxRedirects: 0,
-      maxResponseBytes: 64 * 1024,
-    });
-    if (res.status >= 200 && res.status < 300) return { status: 'delivered' };
-    return { status: 'failed', error: `HTTP ${res.status}` };
-  } catch (err) {
-    ctx.log.warn({ err: errorText(err), ruleId: rule.id }, 'error alert: webhook failed');
-    return { status: 'failed', error: errorText(err) };
-  }
+  const o = await sendWebhook(ctx, {
+    url: rule.webhookUrl as string,
+    secrets: () => signingSecrets(ctx.secrets, stored, secretContexts(rule.id), ctx.clock()),
+    eventType: 'ops.error.alert',
+    // the firing's idempotency key: one per firing or test send
+    eventId: key,
+    body,
+    timeoutMs: WEBHOOK_TIMEOUT_MS,
+  });
+  return o.result === 'delivered' ? { status: 'delivered' } : { status: 'failed', error: failureText(o) ?? 'failed' };
 }

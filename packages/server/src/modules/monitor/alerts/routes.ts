@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { WebhookSecretRotate } from '../../../platform/egress/webhook-secrets.ts';
 import { route } from '../../../platform/http/route.ts';
 import { IdParams, Ok, PageOf } from '../../../platform/http/schemas.ts';
 import {
@@ -9,13 +10,14 @@ import {
   AlertRuleEnabled,
   AlertRuleQuery,
   AlertRuleUpdate,
+  AlertRuleWritten,
 } from './schemas.ts';
 import type { AlertService } from './service.ts';
 
 const tags = ['FrontendErrors'];
 const URL = '/api/frontend-errors/alerts';
 const RULE_NOTE =
-  'An enabled rule needs a channel; webhook needs an http(s) URL; email and inapp need recipients (users of the tenant).';
+  'An enabled rule needs a channel; webhook needs an http(s) URL; email and inapp need recipients (users of the tenant). The answer that gives a rule its first webhook URL carries its signing secret (`webhookSecret`), shown once.';
 
 /** `/api/frontend-errors/alerts` and `/alert-logs` (spec §4.6 rules 6–7). */
 export function alertRoutes(app: FastifyInstance, alerts: AlertService) {
@@ -51,7 +53,7 @@ export function alertRoutes(app: FastifyInstance, alerts: AlertService) {
       summary: 'Create an alert rule',
       description: RULE_NOTE,
       body: AlertRuleCreate,
-      response: AlertRule,
+      response: AlertRuleWritten,
     },
     handler: async (req) => alerts.create(req.scope, req.body),
   });
@@ -67,7 +69,7 @@ export function alertRoutes(app: FastifyInstance, alerts: AlertService) {
       description: RULE_NOTE,
       params: IdParams,
       body: AlertRuleUpdate,
-      response: AlertRule,
+      response: AlertRuleWritten,
     },
     handler: async (req) => alerts.update(req.scope, req.params.id, req.body),
   });
@@ -83,9 +85,26 @@ export function alertRoutes(app: FastifyInstance, alerts: AlertService) {
       description: RULE_NOTE,
       params: IdParams,
       body: AlertRuleEnabled,
-      response: AlertRule,
+      response: AlertRuleWritten,
     },
     handler: async (req) => alerts.setEnabled(req.scope, req.params.id, req.body.enabled),
+  });
+
+  route(app, {
+    method: 'POST',
+    url: `${URL}/:id/webhook-secret`,
+    operation: 'monitor.alert_rule.rotate_webhook_secret',
+    ...write,
+    schema: {
+      tags,
+      summary: 'Rotate the webhook signing secret; answers the new one once',
+      description:
+        'During the grace period (graceSeconds, default 24 hours) every webhook carries two v1 signatures, one per secret, so receivers can switch without missing an alert. Send `{}` for the defaults.',
+      params: IdParams,
+      body: WebhookSecretRotate,
+      response: AlertRuleWritten,
+    },
+    handler: async (req) => alerts.rotateWebhookSecret(req.scope, req.params.id, req.body.graceSeconds),
   });
 
   route(app, {

@@ -20,10 +20,24 @@ export const AlertRule = Type.Object({
   channels: Type.Array(Channel),
   recipients: Type.Array(Id, { description: 'user ids of the tenant (email and inapp)' }),
   webhookUrl: Type.Union([Type.String(), Type.Null()]),
+  webhookSecretHint: Type.Union([Type.String(), Type.Null()], {
+    description: 'last four characters of the webhook signing secret; null until the rule has a webhook URL',
+  }),
+  webhookPreviousSecretExpiresAt: Type.Union([Timestamp, Type.Null()], {
+    description: 'after a rotation: until when the previous secret signs too',
+  }),
   lastTriggeredAt: NullableTimestamp,
   createdBy: Type.Union([Id, Type.Null()]),
   createdAt: Timestamp,
   updatedAt: Timestamp,
+});
+
+/** A rule as written: the webhook signing secret is answered once, when it was just created. */
+export const AlertRuleWritten = Type.Object({
+  ...AlertRule.properties,
+  webhookSecret: Type.Optional(
+    Type.String({ description: 'the webhook signing secret; only in the answer that created it' }),
+  ),
 });
 
 const ruleFields = {

@@ -2,9 +2,11 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { AppContext } from '../../../platform/context.ts';
+import type { Db } from '../../../platform/db/client.ts';
 import { scoped } from '../../../platform/db/scoped.ts';
+import { rotateWebhookSecret } from '../../../platform/egress/webhook-secrets.ts';
 import type { ErrorLevel, ErrorType } from '../tables.ts';
-import { type AlertNotify, deliverAlert } from './deliver.ts';
+import { type AlertNotify, deliverAlert, secretContexts } from './deliver.ts';
 import { alertErrors } from './errors.ts';
 import { type AlertRuleRow, claimFiring, evaluateRule, type Hits, isDue, reportMatches } from './evaluate.ts';
 import { createRuleCache } from './rule-cache.ts';
@@ -44,12 +46,18 @@ function view(r: AlertRuleRow) {
     channels: r.channels,
     recipients: r.recipients,
     webhookUrl: r.webhookUrl ?? null,
+    webhookSecretHint: r.secretHint ?? null,
+    webhookPreviousSecretExpiresAt: r.previousSecretExpiresAt?.toISOString() ?? null,
     lastTriggeredAt: r.lastTriggeredAt?.toISOString() ?? null,
     createdBy: r.createdBy ?? null,
     createdAt: r.createdAt.toISOString(),
     updatedAt: r.updatedAt.toISOString(),
   };
 }
+
+/** The answer of a write: the webhook secret only when that write created it (shown once). */
+const written = (r: AlertRuleRow, webhookSecret: string | null) =>
+  webhookSecret === null ? view(r) : { ...view(r), webhookSecret };
 
 const logView = (l: LogRow) => ({
   id: l.id,
@@ -101,6 +109,20 @@ export function createAlertService(ctx: AppContext, deps: AlertDeps) {
       throw alertErrors.invalidRule('webhookUrl', 'the webhook channel needs a URL');
     if ((f.channels.includes('email') || f.channels.includes('inapp')) && f.recipients.length === 0)
       throw alertErrors.invalidRule('recipients', 'email and in-app channels need recipients');
+  }
+
+  /** A new webhook signing secret for the rule; its old one (if any) keeps signing for `graceSeconds`. */
+  async function newSecret(db: Db, scope: Scope, rule: AlertRuleRow, graceSeconds: number) {
+    const now = ctx.clock();
+    const { secret, columns } = rotateWebhookSecret(ctx.secrets, rule, secretContexts(rule.id), graceSeconds, now);
+    const row = await rules.update(db, scope, rule.id, { ...columns, updatedAt: now });
+    if (!row) throw alertErrors.notFound();
+    return { row, secret };
+  }
+
+  /** A rule gets its secret with its first webhook URL (rules saved before signing: at their next write). */
+  async function withSecret(db: Db, scope: Scope, rule: AlertRuleRow) {
+    return rule.webhookUrl && !rule.secretEncrypted ? newSecret(db, scope, rule, 0) : { row: rule, secret: null };
   }
 
   async function writeLog(rule: AlertRuleRow, hits: Hits, test: boolean, key: string) {
@@ -177,9 +199,12 @@ export function createAlertService(ctx: AppContext, deps: AlertDeps) {
       };
       await check(scope, f);
       const userId = scope.principal?.kind === 'user' ? scope.principal.userId : null;
-      const row = await rules.insert(ctx.db, scope, { ...f, createdBy: userId });
+      // the encryption context holds the row id, so the secret is written once the id exists
+      const { row, secret } = await ctx.db.transaction(async (tx) =>
+        withSecret(tx, scope, await rules.insert(tx, scope, { ...f, createdBy: userId })),
+      );
       await cached.changed(row.tenantId);
-      return view(row);
+      return written(row, secret);
     },
     async update(scope: Scope, id: number, b: Static<typeof AlertRuleUpdate>) {
       const cur = await rules.findById(ctx.db, scope, id);
@@ -197,13 +222,24 @@ export function createAlertService(ctx: AppContext, deps: AlertDeps) {
         webhookUrl: b.webhookUrl !== undefined ? b.webhookUrl : cur.webhookUrl,
       };
       await check(scope, f);
-      const row = await rules.update(ctx.db, scope, id, { ...f, updatedAt: ctx.clock() });
-      if (!row) throw alertErrors.notFound();
+      const { row, secret } = await ctx.db.transaction(async (tx) => {
+        const updated = await rules.update(tx, scope, id, { ...f, updatedAt: ctx.clock() });
+        if (!updated) throw alertErrors.notFound();
+        return withSecret(tx, scope, updated);
+      });
       await cached.changed(row.tenantId);
-      return view(row);
+      return written(row, secret);
     },
     async setEnabled(scope: Scope, id: number, enabled: boolean) {
       return this.update(scope, id, { enabled });
+    },
+    /** A new webhook signing secret, answered once; the old one keeps signing for `graceSeconds`. */
+    async rotateWebhookSecret(scope: Scope, id: number, graceSeconds = 86_400) {
+      const cur = await rules.findById(ctx.db, scope, id);
+      if (!cur) throw alertErrors.notFound();
+      const { row, secret } = await newSecret(ctx.db, scope, cur, graceSeconds);
+      await cached.changed(row.tenantId);
+      return written(row, secret);
     },
     async remove(scope: Scope, id: number) {
       const gone = await rules.deleteMany(ctx.db, scope, [id]);

@@ -23,6 +23,15 @@ export const errorAlertRules = pgTable(
     /** user ids of the rule's tenant (email and inapp) */
     recipients: integer('recipients').array().notNull().default(sql`'{}'::integer[]`),
     webhookUrl: text('webhook_url'),
+    /**
+     * The webhook's signing secret (platform/egress/webhook-secrets.ts): created with the rule's
+     * first webhook URL, encrypted and bound to the row; the previous one signs too while a
+     * rotation's grace period runs. Null only for rules saved before webhooks were signed.
+     */
+    secretEncrypted: text('webhook_secret_encrypted'),
+    secretHint: text('webhook_secret_hint'),
+    previousSecretEncrypted: text('webhook_previous_secret_encrypted'),
+    previousSecretExpiresAt: timestamptz('webhook_previous_secret_expires_at'),
     /** the debounce: set by one atomic conditional update when the rule fires (spec §4.6 rule 6) */
     lastTriggeredAt: timestamptz('last_triggered_at'),
     createdBy: integer('created_by'),

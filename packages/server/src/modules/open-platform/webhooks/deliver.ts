@@ -1,23 +1,19 @@
 import { performance } from 'node:perf_hooks';
 import { and, asc, eq, exists, gte, inArray, isNull, lt, lte, or, type SQL, sql } from 'drizzle-orm';
 import type { AppContext } from '../../../platform/context.ts';
-import { SecretError } from '../../../platform/crypto/secrets.ts';
 import type { Db } from '../../../platform/db/client.ts';
-import { EgressError } from '../../../platform/egress/errors.ts';
-import { SIGNATURE_HEADER } from '../../../platform/egress/signing.ts';
-import { VERSION } from '../../../version.ts';
+import { failureText, sendWebhook } from '../../../platform/egress/webhook.ts';
+import { signingSecrets } from '../../../platform/egress/webhook-secrets.ts';
 import { openApps } from '../apps/tables.ts';
 import {
   DISABLE_AFTER_FAILING_MS,
   DISABLE_AFTER_FAILURES,
   LEASE_MS,
-  MAX_RESPONSE_BYTES,
   nextAttemptAt,
   RESPONSE_EXCERPT_BYTES,
-  SEND_TIMEOUT_MS,
 } from './policy.ts';
 import { appActive } from './repository.ts';
-import { signatureFor } from './signing-secrets.ts';
+import { secretContexts } from './signing-secrets.ts';
 import {
   type DeliveryRow,
   openWebhookAttempts,
@@ -91,51 +87,26 @@ export function createDeliverer(ctx: AppContext, deps: WebhookDeps) {
       .returning();
   }
 
-  /** One HTTP attempt: POST the body, signed, through the egress guard. Never throws. */
+  /** One HTTP attempt through the kernel's webhook path (signed, egress-guarded). Never throws. */
   async function send(row: DeliveryRow, sub: SubscriptionRow): Promise<AttemptOutcome> {
-    const started = performance.now();
-    const elapsed = () => Math.round(performance.now() - started);
-    const body = bodyOf(row);
-    try {
-      const res = await ctx.egress.request(sub.url, {
-        method: 'POST',
-        body,
-        timeoutMs: SEND_TIMEOUT_MS,
-        maxRedirects: 0,
-        maxResponseBytes: MAX_RESPONSE_BYTES,
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': `Atrium-Webhooks/${VERSION}`,
-          [SIGNATURE_HEADER]: signatureFor(ctx.secrets, sub, body, ctx.clock()),
-          'x-atrium-event': row.eventType,
-          'x-atrium-event-id': row.eventId,
-          'x-atrium-delivery': String(row.id),
-        },
-      });
-      const ok = res.status >= 200 && res.status < 300;
-      return {
-        ok,
-        url: sub.url,
-        statusCode: res.status,
-        error: ok ? null : `HTTP ${res.status}`,
-        responseBody: storable(res.body.subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8'), RESPONSE_EXCERPT_BYTES),
-        durationMs: elapsed(),
-      };
-    } catch (err) {
-      // the refused address stays in the log (detail); the record gets the code and the public message
-      if (err instanceof EgressError) {
-        ctx.log.warn({ code: err.code, detail: err.detail, deliveryId: row.id }, 'webhook delivery failed');
-      } else {
-        ctx.log.error({ err, deliveryId: row.id }, 'webhook delivery could not be sent');
-      }
-      const error =
-        err instanceof EgressError
-          ? `${err.code}: ${err.message}`
-          : err instanceof SecretError
-            ? 'secret_unavailable: the signing secret does not decrypt with the configured SECRET_KEYS'
-            : 'internal error while sending';
-      return { ok: false, url: sub.url, statusCode: null, error, responseBody: null, durationMs: elapsed() };
-    }
+    const o = await sendWebhook(ctx, {
+      url: sub.url,
+      secrets: () => signingSecrets(ctx.secrets, sub, secretContexts(sub.id), ctx.clock()),
+      eventType: row.eventType,
+      eventId: row.eventId,
+      deliveryId: String(row.id),
+      body: bodyOf(row),
+    });
+    const excerpt = o.response?.subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8');
+    return {
+      // every failure is retried on the schedule (docs/webhooks.md), permanent or not
+      ok: o.result === 'delivered',
+      url: sub.url,
+      statusCode: o.status,
+      error: failureText(o),
+      responseBody: excerpt === undefined ? null : storable(excerpt, RESPONSE_EXCERPT_BYTES),
+      durationMs: o.durationMs,
+    };
   }
 
   /** Writes the attempt's outcome (fenced by `attempts`), the subscription's health, maybe its disabling. */

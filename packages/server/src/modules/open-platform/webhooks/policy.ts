@@ -18,10 +18,7 @@ export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 export const DISABLE_AFTER_FAILURES = 10;
 export const DISABLE_AFTER_FAILING_MS = 24 * 3_600_000;
 
-/** Each HTTP attempt's deadline (redirects are not followed: a 3xx is a failure). */
-export const SEND_TIMEOUT_MS = 10_000;
-/** A 2xx answer with a larger body still fails (the body is read to be shown in the attempt log). */
-export const MAX_RESPONSE_BYTES = 1024 * 1024;
+/* Each attempt's deadline (10 s) and answer cap (1 MiB) are the kernel's: platform/egress/webhook.ts. */
 /** How much of the answer the attempt log keeps. */
 export const RESPONSE_EXCERPT_BYTES = 2048;
 /** How long a claimed delivery is this instance's; after it, the sweeper may take it again. */

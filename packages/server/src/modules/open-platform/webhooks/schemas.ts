@@ -45,21 +45,6 @@ export const SubscriptionStatusBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const SecretRotate = Type.Object(
-  {
-    graceSeconds: Type.Optional(
-      Type.Integer({
-        minimum: 0,
-        maximum: 7 * 86_400,
-        default: 86_400,
-        description:
-          'how long deliveries stay signed with the previous secret as well (default 24 hours; 0 = stop now)',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
-
 export const SubscriptionQuery = Type.Object({
   ...PageQuery.properties,
   appId: Type.Optional(Id),

@@ -2,11 +2,12 @@ import { type Scope, userOf } from '../../../platform/auth/principal.ts';
 import type { AppContext } from '../../../platform/context.ts';
 import type { PageRequest } from '../../../platform/db/scoped.ts';
 import { isUniqueViolation } from '../../../platform/db/sql.ts';
+import { rotateWebhookSecret } from '../../../platform/egress/webhook-secrets.ts';
 import { checkSubscriptionFields } from './checks.ts';
 import { webhookErrors } from './errors.ts';
 import type { WebhookEventRegistry } from './events.ts';
 import * as repo from './repository.ts';
-import { newSigningSecret, previousSecretContext, secretContext, secretHintOf } from './signing-secrets.ts';
+import { secretContexts } from './signing-secrets.ts';
 import type { SubscriptionRow, SubscriptionStatus } from './tables.ts';
 
 export type SubscriptionCreateInput = { appId: number; url: string; events: string[]; description?: string };
@@ -53,8 +54,7 @@ export function createSubscriptionService(ctx: AppContext, events: WebhookEventR
 
     async create(scope: Scope, input: SubscriptionCreateInput) {
       await checkSubscriptionFields(checkDeps, scope, input);
-      const secret = newSigningSecret();
-      const row = await write(() =>
+      const { row, secret } = await write(() =>
         db.transaction(async (tx) => {
           const now = clock();
           const created = await repo.subscriptions.insert(tx, scope, {
@@ -64,13 +64,14 @@ export function createSubscriptionService(ctx: AppContext, events: WebhookEventR
             description: input.description ?? '',
             // the encryption context holds the row id, so the secret is written once the id exists
             secretEncrypted: '',
-            secretHint: secretHintOf(secret),
+            secretHint: '',
             createdBy: userOf(scope)?.userId ?? null,
             createdAt: now,
             updatedAt: now,
           });
-          const secretEncrypted = secrets.encrypt(secret, secretContext(created.id));
-          return (await repo.subscriptions.update(tx, scope, created.id, { secretEncrypted })) ?? created;
+          const fresh = rotateWebhookSecret(secrets, { secretEncrypted: null }, secretContexts(created.id), 0, now);
+          const row = await repo.subscriptions.update(tx, scope, created.id, fresh.columns);
+          return { row: row ?? created, secret: fresh.secret };
         }),
       );
       return { ...toSubscriptionDto(row), secret };
@@ -117,17 +118,8 @@ export function createSubscriptionService(ctx: AppContext, events: WebhookEventR
     async rotateSecret(scope: Scope, id: number, graceSeconds = 86_400) {
       const current = await rowOrThrow(scope, id);
       const now = clock();
-      const secret = newSigningSecret();
-      const keepPrevious = graceSeconds > 0;
-      const row = await repo.subscriptions.update(db, scope, id, {
-        secretEncrypted: secrets.encrypt(secret, secretContext(id)),
-        secretHint: secretHintOf(secret),
-        previousSecretEncrypted: keepPrevious
-          ? secrets.encrypt(secrets.decrypt(current.secretEncrypted, secretContext(id)), previousSecretContext(id))
-          : null,
-        previousSecretExpiresAt: keepPrevious ? new Date(now.getTime() + graceSeconds * 1000) : null,
-        updatedAt: now,
-      });
+      const { secret, columns } = rotateWebhookSecret(secrets, current, secretContexts(id), graceSeconds, now);
+      const row = await repo.subscriptions.update(db, scope, id, { ...columns, updatedAt: now });
       if (!row) throw webhookErrors.subscriptionNotFound();
       return { ...toSubscriptionDto(row), secret };
     },

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { WebhookSecretRotate } from '../../../../platform/egress/webhook-secrets.ts';
 import { route } from '../../../../platform/http/route.ts';
 import { IdParams, Ok, PageOf } from '../../../../platform/http/schemas.ts';
 import type { DeliveryService } from '../deliveries-service.ts';
 import type { WebhookEventRegistry } from '../events.ts';
 import {
   DeliveryDetail,
-  SecretRotate,
   Subscription,
   SubscriptionCreate,
   SubscriptionQuery,
@@ -143,7 +143,7 @@ export function subscriptionRoutes(
       description:
         'During the grace period (graceSeconds, default 24 hours) every delivery carries two v1 signatures, one per secret, so receivers can switch without missing a delivery. Send `{}` for the defaults.',
       params: IdParams,
-      body: SecretRotate,
+      body: WebhookSecretRotate,
       response: SubscriptionWithSecret,
     },
     handler: async (req) => subs.rotateSecret(req.scope, req.params.id, req.body.graceSeconds),
