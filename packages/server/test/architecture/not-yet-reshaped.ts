@@ -9,7 +9,6 @@ export const NOT_YET_RESHAPED: ReadonlySet<string> = new Set([
   'modules/files/object-store.ts transaction-outside-service',
   'modules/files/routes/files.ts route-gets-context',
   'modules/files/routes/storage-configs.ts route-gets-context',
-  'modules/files/storage-resolver.ts sql-outside-repository',
   'modules/files/upload-session-repository.ts transaction-outside-service',
   'modules/identity/departments-service.ts sql-outside-repository',
   'modules/identity/identity-stats.ts sql-outside-repository',
