@@ -2,7 +2,7 @@ import { and, desc, eq, or, type SQL } from 'drizzle-orm';
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
-import { contains, isUniqueViolation } from '../../platform/db/sql.ts';
+import { contains, onUniqueViolation } from '../../platform/db/sql.ts';
 import { identityErrors } from './errors.ts';
 import { positions } from './tables.ts';
 
@@ -64,11 +64,5 @@ export async function deletePosition(db: Db, scope: TenantScope, id: number): Pr
 }
 
 /** The unique constraint decides (no check-then-insert race); its violation is a 409 naming `code`. */
-async function uniqueCode<T>(write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (err) {
-    if (isUniqueViolation(err)) throw identityErrors.conflict('position', 'code');
-    throw err;
-  }
-}
+const uniqueCode = <T>(write: () => Promise<T>) =>
+  onUniqueViolation(write, () => identityErrors.conflict('position', 'code'));

@@ -4,7 +4,7 @@ import type { Scope } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
-import { contains, isUniqueViolation } from '../../platform/db/sql.ts';
+import { contains, onUniqueViolation } from '../../platform/db/sql.ts';
 import { identityErrors } from './errors.ts';
 import { assertPlatformScope, isPlatformCode, tenantMenuIds } from './menus-service.ts';
 import { hashPassword } from './passwords.ts';
@@ -90,8 +90,8 @@ export function createTenantsService(ctx: AppContext, sessions: Sessions, permis
       if (input.adminPassword.length < passwordMinLength)
         throw identityErrors.weakPassword('adminPassword', passwordMinLength);
       const passwordHash = await hashPassword(input.adminPassword);
-      try {
-        return await db.transaction(async (tx) => {
+      return await onUniqueViolation(
+        db.transaction(async (tx) => {
           const [tenant] = await tx
             .insert(tenants)
             .values({
@@ -110,11 +110,9 @@ export function createTenantsService(ctx: AppContext, sessions: Sessions, permis
             now: clock(),
           });
           return { ...tenant, admin: { id: admin.userId, username: input.adminUsername, roleId: admin.roleId } };
-        });
-      } catch (err) {
-        if (isUniqueViolation(err)) throw identityErrors.conflict('tenant', 'code');
-        throw err;
-      }
+        }),
+        () => identityErrors.conflict('tenant', 'code'),
+      );
     },
 
     /** Disabling ends every session of the tenant; a new expiry applies at the next request. */

@@ -2,7 +2,7 @@ import { count, desc, eq, inArray } from 'drizzle-orm';
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
-import { contains, isUniqueViolation } from '../../platform/db/sql.ts';
+import { contains, onUniqueViolation } from '../../platform/db/sql.ts';
 import { type FieldError, httpErrors } from '../../platform/http/errors.ts';
 import { identityErrors } from './errors.ts';
 import { userGroupMembers, userGroups, users } from './tables.ts';
@@ -122,11 +122,5 @@ export async function groupIdsOfUser(db: Db, userId: number): Promise<number[]> 
   return rows.map((r) => r.groupId);
 }
 
-async function uniqueName<T>(write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (err) {
-    if (isUniqueViolation(err)) throw identityErrors.conflict('user_group', 'name');
-    throw err;
-  }
-}
+const uniqueName = <T>(write: () => Promise<T>) =>
+  onUniqueViolation(write, () => identityErrors.conflict('user_group', 'name'));

@@ -2,7 +2,7 @@ import type { Static } from 'typebox';
 import { type Scope, userOf } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { PageRequest } from '../../platform/db/scoped.ts';
-import { isUniqueViolation } from '../../platform/db/sql.ts';
+import { onUniqueViolation } from '../../platform/db/sql.ts';
 import { type FieldError, httpErrors } from '../../platform/http/errors.ts';
 import type { AuthService } from './auth-service.ts';
 import { identityErrors } from './errors.ts';
@@ -153,8 +153,8 @@ export function createUsersService(ctx: AppContext, sessions: Sessions, auth: Au
       await assertRefs(scope, input);
       const passwordHash = await hashPassword(input.password);
       let id: number;
-      try {
-        id = await db.transaction(async (tx) => {
+      id = await onUniqueViolation(
+        db.transaction(async (tx) => {
           const u = await repo.usersTable.insert(tx, scope, {
             username: input.username,
             passwordHash,
@@ -169,11 +169,9 @@ export function createUsersService(ctx: AppContext, sessions: Sessions, auth: Au
           await repo.replaceUserRoles(tx, u.id, input.roleIds ?? []);
           await repo.replaceUserPositions(tx, u.id, input.positionIds ?? []);
           return u.id;
-        });
-      } catch (err) {
-        if (isUniqueViolation(err)) throw identityErrors.conflict('user', 'username');
-        throw err;
-      }
+        }),
+        () => identityErrors.conflict('user', 'username'),
+      );
       return detail(scope, id);
     },
 

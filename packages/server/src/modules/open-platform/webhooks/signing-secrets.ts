@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { SecretBox } from '../../../platform/crypto/secrets.ts';
+import { type SecretBox, secretContext } from '../../../platform/crypto/secrets.ts';
 import { signPayload } from '../../../platform/egress/signing.ts';
 import type { SubscriptionRow } from './tables.ts';
 
@@ -10,8 +10,8 @@ import type { SubscriptionRow } from './tables.ts';
  */
 export const newSigningSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
 export const secretHintOf = (secret: string) => secret.slice(-4);
-export const secretContext = (id: number) => `open_webhook_subscriptions.secret:${id}`;
-export const previousSecretContext = (id: number) => `open_webhook_subscriptions.previous_secret:${id}`;
+export const currentSecretContext = (id: number) => secretContext('open_webhook_subscriptions', 'secret', id);
+export const previousSecretContext = (id: number) => secretContext('open_webhook_subscriptions', 'previous_secret', id);
 
 /**
  * The X-Atrium-Signature value: one `v1=` with the current secret, and during a rotation's grace
@@ -24,7 +24,7 @@ export function signatureFor(
   body: string,
   now: Date,
 ): string {
-  const current = signPayload(secrets.decrypt(sub.secretEncrypted, secretContext(sub.id)), body, now);
+  const current = signPayload(secrets.decrypt(sub.secretEncrypted, currentSecretContext(sub.id)), body, now);
   if (!sub.previousSecretEncrypted || !sub.previousSecretExpiresAt || sub.previousSecretExpiresAt <= now) {
     return current;
   }
