@@ -99,8 +99,7 @@ export function createRolesService(ctx: AppContext, sessions: Sessions, permissi
 
     async create(scope: Scope, input: Static<typeof RoleCreateBody>) {
       await assertGrants(scope, input);
-      let id: number;
-      id = await onUniqueViolation(
+      const id = await onUniqueViolation(
         db.transaction(async (tx) => {
           const r = await rolesTable.insert(tx, scope, {
             code: input.code,

@@ -152,8 +152,7 @@ export function createUsersService(ctx: AppContext, sessions: Sessions, auth: Au
       await assertPasswordLength(scope, 'password', input.password);
       await assertRefs(scope, input);
       const passwordHash = await hashPassword(input.password);
-      let id: number;
-      id = await onUniqueViolation(
+      const id = await onUniqueViolation(
         db.transaction(async (tx) => {
           const u = await repo.usersTable.insert(tx, scope, {
             username: input.username,
