@@ -5,7 +5,6 @@
 export const NOT_YET_RESHAPED: ReadonlySet<string> = new Set([
   'modules/files/index.ts job-outside-jobs-file',
   'modules/files/routes/storage-configs.ts route-gets-context',
-  'modules/files/storage-resolver.ts sql-outside-repository',
   'modules/messaging/dispatch/deliver.ts sql-outside-repository',
   'modules/messaging/dispatch/digest.ts sql-outside-repository',
   'modules/messaging/dispatch/digest.ts transaction-outside-service',

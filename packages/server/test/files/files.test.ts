@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileObjects, managedFiles } from '../../src/modules/files/tables.ts';
 import { expectError, rowById, rowCount } from '../helpers/assert.ts';
-import { createTenant, createUserWithPermissions, type TenantFixture } from '../helpers/fixtures.ts';
+import { createUserWithPermissions, type TenantFixture, twoTenants } from '../helpers/fixtures.ts';
 import { call, createFilesTestApp, type FilesTestApp, pngBytes, uploadFile } from './files-helpers.ts';
 
 let t: FilesTestApp;
@@ -13,8 +13,7 @@ let reader: { token: string };
 
 beforeAll(async () => {
   t = await createFilesTestApp();
-  other = await createTenant(t);
-  nobody = await createUserWithPermissions(t, []);
+  ({ other, nobody } = await twoTenants(t));
   reader = await createUserWithPermissions(t, ['system:file:list']);
 });
 afterAll(async () => t?.close());

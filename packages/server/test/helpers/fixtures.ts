@@ -65,3 +65,15 @@ export function allTenantPermissions(t: TestApp): string[] {
   for (const code of t.app.permissionCodes) if (!code.startsWith('platform:')) codes.add(code);
   return [...codes];
 }
+
+/**
+ * The two-tenant setup of tenant tests: another tenant with its administrator (its rows must stay
+ * invisible to the demo tenant, and the other way round), and a demo-tenant user holding no permission.
+ */
+export async function twoTenants(
+  t: TestApp,
+): Promise<{ other: TenantFixture; nobody: { userId: number; token: string } }> {
+  const other = await createTenant(t);
+  const nobody = await createUserWithPermissions(t, []);
+  return { other, nobody };
+}

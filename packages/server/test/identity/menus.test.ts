@@ -7,9 +7,9 @@ import { call, createTestApp, login, type TestApp } from '../helpers/app.ts';
 import { expectError } from '../helpers/assert.ts';
 import {
   allTenantPermissions,
-  createTenant,
   createUserWithPermissions,
   type TenantFixture,
+  twoTenants,
   USER_PASSWORD,
 } from '../helpers/fixtures.ts';
 
@@ -19,8 +19,7 @@ let noPerms: { token: string };
 let menuByName: Map<string, number>;
 beforeAll(async () => {
   t = await createTestApp();
-  other = await createTenant(t);
-  noPerms = await createUserWithPermissions(t, []);
+  ({ other, nobody: noPerms } = await twoTenants(t));
   menuByName = new Map((await t.database.db.select().from(menus)).map((m) => [m.name, m.id]));
 });
 afterAll(async () => t?.close());

@@ -4,13 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { menus, roleMenus, roles, userRoles } from '../../src/modules/identity/tables.ts';
 import { call, createTestApp, login, type TestApp } from '../helpers/app.ts';
 import { expectError } from '../helpers/assert.ts';
-import {
-  allTenantPermissions,
-  createTenant,
-  createUserWithPermissions,
-  type TenantFixture,
-  USER_PASSWORD,
-} from '../helpers/fixtures.ts';
+import { allTenantPermissions, type TenantFixture, twoTenants, USER_PASSWORD } from '../helpers/fixtures.ts';
 
 let t: TestApp;
 let other: TenantFixture;
@@ -20,8 +14,7 @@ let personal: number[];
 const menuId = (name: string): number => one([menuByName.get(name)].filter((id) => id !== undefined));
 beforeAll(async () => {
   t = await createTestApp();
-  other = await createTenant(t);
-  noPerms = await createUserWithPermissions(t, []);
+  ({ other, nobody: noPerms } = await twoTenants(t));
   const all = await t.database.db.select().from(menus);
   menuByName = new Map(all.map((m) => [m.name, m.id]));
   personal = all.filter((m) => m.hidden && m.permission === null).map((m) => m.id);

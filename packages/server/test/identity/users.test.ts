@@ -13,15 +13,14 @@ import {
 } from '../../src/modules/identity/tables.ts';
 import { call, createTestApp, login, type TestApp } from '../helpers/app.ts';
 import { expectError } from '../helpers/assert.ts';
-import { createTenant, createUserWithPermissions, type TenantFixture, USER_PASSWORD } from '../helpers/fixtures.ts';
+import { createUserWithPermissions, type TenantFixture, twoTenants, USER_PASSWORD } from '../helpers/fixtures.ts';
 
 let t: TestApp;
 let other: TenantFixture;
 let noPerms: { token: string };
 beforeAll(async () => {
   t = await createTestApp();
-  other = await createTenant(t);
-  noPerms = await createUserWithPermissions(t, []);
+  ({ other, nobody: noPerms } = await twoTenants(t));
 });
 afterAll(async () => t?.close());
 

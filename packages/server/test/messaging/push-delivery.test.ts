@@ -4,7 +4,7 @@ import type { ChannelAdapter } from '../../src/modules/messaging/channels/types.
 import { pushDevices, pushSendLogs } from '../../src/modules/messaging/push/tables.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { expectError } from '../helpers/assert.ts';
-import { createTenant, createUserWithPermissions, type TenantFixture } from '../helpers/fixtures.ts';
+import { createUserWithPermissions, type TenantFixture, twoTenants } from '../helpers/fixtures.ts';
 import { type PushReceiver, pushDelivery, startPushReceiver } from './push-helpers.ts';
 
 /** The push channel against a local provider that checks Basic authentication and records the body. */
@@ -32,8 +32,7 @@ beforeAll(async () => {
   jpush = await startPushReceiver(APP_KEY, SECRET);
   t = await createTestApp({ env: { EGRESS_ALLOW_HOSTS: jpush.host } });
   push = t.app.messaging.channels.get('push') as ChannelAdapter;
-  other = await createTenant(t);
-  ada = await createUserWithPermissions(t, []);
+  ({ other, nobody: ada } = await twoTenants(t));
   bob = await createUserWithPermissions(t, []);
 });
 afterAll(async () => {

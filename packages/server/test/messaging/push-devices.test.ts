@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pushConfigs, pushDevices } from '../../src/modules/messaging/push/tables.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { expectError, rowById, rowCount } from '../helpers/assert.ts';
-import { createTenant, createUserWithPermissions, type TenantFixture } from '../helpers/fixtures.ts';
+import { createUserWithPermissions, type TenantFixture, twoTenants } from '../helpers/fixtures.ts';
 
 /** Device binding (any signed-in user) and the push configuration (administrators) over HTTP. */
 let t: TestApp;
@@ -21,8 +21,7 @@ const mine = async (token: string) =>
 
 beforeAll(async () => {
   t = await createTestApp();
-  other = await createTenant(t);
-  ada = await createUserWithPermissions(t, []);
+  ({ other, nobody: ada } = await twoTenants(t));
   bob = await createUserWithPermissions(t, []);
 });
 afterAll(async () => t?.close());

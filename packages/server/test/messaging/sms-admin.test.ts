@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { smsConfigs, smsSendLogs, smsTemplates } from '../../src/modules/messaging/sms/tables.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { createVia, expectError, rowById, rowCount } from '../helpers/assert.ts';
-import { createTenant, createUserWithPermissions, type TenantFixture } from '../helpers/fixtures.ts';
+import { createUserWithPermissions, type TenantFixture, twoTenants } from '../helpers/fixtures.ts';
 
 /** SMS configurations, templates and send logs over HTTP: CRUD, defaults, secrets, permissions, tenants. */
 let t: TestApp;
@@ -32,8 +32,7 @@ async function defaultsOf(tenantId: number): Promise<number[]> {
 
 beforeAll(async () => {
   t = await createTestApp();
-  other = await createTenant(t);
-  nobody = await createUserWithPermissions(t, []);
+  ({ other, nobody } = await twoTenants(t));
 });
 afterAll(async () => t?.close());
 

@@ -4,7 +4,7 @@ import { openApps } from '../../src/modules/open-platform/apps/tables.ts';
 import { sha256 } from '../../src/platform/crypto/digest.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { expectError, fieldsOf, rowById, rowCount } from '../helpers/assert.ts';
-import { createTenant, createUserWithPermissions, type TenantFixture } from '../helpers/fixtures.ts';
+import { createTenant, createUserWithPermissions, type TenantFixture, twoTenants } from '../helpers/fixtures.ts';
 import {
   accessToken,
   type CreatedApp,
@@ -36,8 +36,7 @@ const codeBody = (name: string, extra: Record<string, unknown> = {}) => ({
 
 beforeAll(async () => {
   t = await createTestApp();
-  other = await createTenant(t);
-  nobody = await createUserWithPermissions(t, []);
+  ({ other, nobody } = await twoTenants(t));
   // introspects tokens of the demo tenant for the tests below (RFC 7662 needs a confidential client)
   inspector = await createApp(t, t.demoAdminToken, confidentialBody('Inspector'));
 });

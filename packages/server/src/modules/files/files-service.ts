@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
+import { rowOrThrow } from '../../platform/db/sql.ts';
 import { type ByteRange, StorageNotFound } from '../../platform/storage/provider.ts';
 import { filesErrors } from './errors.ts';
 import { SNIFF_BYTES } from './file-guards.ts';
@@ -55,11 +56,8 @@ export function createFilesService(
 ) {
   const { db } = ctx;
 
-  async function generalOrThrow(scope: Scope, id: number) {
-    const row = await repo.findGeneral(db, scope, id);
-    if (!row) throw filesErrors.fileNotFound();
-    return row;
-  }
+  const generalOrThrow = (scope: Scope, id: number) =>
+    rowOrThrow(repo.findGeneral(db, scope, id), filesErrors.fileNotFound);
 
   /**
    * Stores a stream as a managed file of the caller's tenant (the one way bytes become a

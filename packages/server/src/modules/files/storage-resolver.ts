@@ -1,13 +1,13 @@
 import type { LookupFunction } from 'node:net';
 import { join } from 'node:path';
-import { and, eq, isNull, or, sql } from 'drizzle-orm';
 import type { AppContext } from '../../platform/context.ts';
-import { tenantFilter } from '../../platform/db/scoped.ts';
+import { configSecret, listedConfigRepository } from '../../platform/provider-configs/index.ts';
 import { createLocalProvider } from '../../platform/storage/local.ts';
 import type { StorageProvider } from '../../platform/storage/provider.ts';
 import { createS3Provider } from '../../platform/storage/s3.ts';
+import { configById, type StorageConfigRow } from './storage/configs-repository.ts';
 import { endpointRefusal, guardedLookup, StorageEgressRefused } from './storage/egress-lookup.ts';
-import { type S3StorageSettings, storageConfigs } from './storage/tables.ts';
+import { type S3StorageSettings, STORAGE_SECRET, storageConfigs } from './storage/tables.ts';
 
 /**
  * Which provider holds an object. A managed file records the storage configuration its bytes
@@ -29,8 +29,6 @@ export type StorageResolver = {
   close(): void;
 };
 
-export type StorageConfigRow = typeof storageConfigs.$inferSelect;
-
 export class StorageConfigMissing extends Error {
   constructor(id: number) {
     super(`storage configuration ${id} does not exist`);
@@ -45,6 +43,8 @@ export function createStorageResolver(
 ): StorageResolver {
   const local = createLocalProvider(opts.localRoot ?? join(ctx.config.dataDir, 'files'));
   const cache = new Map<number, Entry>();
+  const configs = listedConfigRepository(storageConfigs);
+  const secret = configSecret<StorageConfigRow, 'secretEncrypted', 'hasSecret'>(ctx.secrets, STORAGE_SECRET);
 
   const build = (row: StorageConfigRow, o: { probe?: boolean } = {}): StorageProvider => {
     // A local configuration's directory derives from its id only, so no two configurations
@@ -68,7 +68,7 @@ export function createStorageResolver(
       region: s.region,
       bucket: s.bucket,
       accessKeyId: s.accessKeyId,
-      secretAccessKey: row.secretEncrypted ? ctx.secrets.decrypt(row.secretEncrypted, secretContext(row.id)) : '',
+      secretAccessKey: secret.open(row) ?? '',
       forcePathStyle: s.forcePathStyle,
       prefix: s.prefix,
       ...(o.probe ? { maxAttempts: 1, connectTimeoutMs: 5_000 } : {}),
@@ -90,23 +90,14 @@ export function createStorageResolver(
     build,
 
     async forNewObject(tenantId) {
-      const t = storageConfigs;
-      const owner = tenantId === null ? isNull(t.tenantId) : or(tenantFilter(t, { tenantId }), isNull(t.tenantId));
-      const rows = await ctx.db
-        .select()
-        .from(t)
-        .where(and(owner, eq(t.isDefault, true), eq(t.status, 'active')))
-        // the tenant's own default first, then the platform's (tenant_id null sorts last)
-        .orderBy(sql`${t.tenantId} desc nulls last`)
-        .limit(1);
-      const row = rows[0];
+      // the tenant's own active default, else the platform's
+      const row = await configs.effectiveDefault(ctx.db, tenantId);
       return row ? { configId: row.id, provider: cached(row) } : { configId: null, provider: local };
     },
 
     async byConfigId(configId) {
       if (configId === null) return local;
-      const rows = await ctx.db.select().from(storageConfigs).where(eq(storageConfigs.id, configId)).limit(1);
-      const row = rows[0];
+      const row = await configById(ctx.db, configId);
       if (!row) throw new StorageConfigMissing(configId);
       return cached(row);
     },
@@ -121,8 +112,6 @@ export function createStorageResolver(
     },
   };
 }
-
-export const secretContext = (id: number) => `storage_configs.secret:${id}`;
 
 function closeProvider(p: StorageProvider): void {
   (p as { close?: () => void }).close?.();

@@ -1,6 +1,6 @@
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
-import { isUniqueViolation } from '../../platform/db/sql.ts';
+import { onUniqueViolation } from '../../platform/db/sql.ts';
 import { identityErrors } from './errors.ts';
 import type { Position, PositionQuery } from './positions-repository.ts';
 import * as repo from './positions-repository.ts';
@@ -13,14 +13,8 @@ export type PositionCreate = { code: string; name: string; sort?: number; status
 export type PositionUpdate = Partial<PositionCreate>;
 
 /** The unique constraint decides (no check-then-insert race); its violation is a 409 naming `code`. */
-async function uniqueCode<T>(write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (err) {
-    if (isUniqueViolation(err)) throw identityErrors.conflict('position', 'code');
-    throw err;
-  }
-}
+const uniqueCode = <T>(write: () => Promise<T>) =>
+  onUniqueViolation(write, () => identityErrors.conflict('position', 'code'));
 
 export function createPositionsService({ db, clock }: Pick<AppContext, 'db' | 'clock'>) {
   return {

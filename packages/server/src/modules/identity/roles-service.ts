@@ -3,7 +3,7 @@ import type { Scope } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { Db } from '../../platform/db/client.ts';
 import type { PageRequest } from '../../platform/db/scoped.ts';
-import { isUniqueViolation } from '../../platform/db/sql.ts';
+import { onUniqueViolation } from '../../platform/db/sql.ts';
 import { type FieldError, httpErrors } from '../../platform/http/errors.ts';
 import { identityErrors } from './errors.ts';
 import { findMenusByIds, personalMenuIds } from './menus-repository.ts';
@@ -81,9 +81,8 @@ export function createRolesService({
 
     async create(scope: Scope, input: Static<typeof RoleCreateBody>) {
       await assertGrants(scope, input);
-      let id: number;
-      try {
-        id = await db.transaction(async (tx) => {
+      const id = await onUniqueViolation(
+        db.transaction(async (tx) => {
           const r = await repo.rolesTable.insert(tx, scope, {
             code: input.code,
             name: input.name,
@@ -94,11 +93,9 @@ export function createRolesService({
           });
           await bindRoleMenus(tx, r.id, input.menuIds ?? []);
           return r.id;
-        });
-      } catch (err) {
-        if (isUniqueViolation(err)) throw identityErrors.conflict('role', 'code');
-        throw err;
-      }
+        }),
+        () => identityErrors.conflict('role', 'code'),
+      );
       return detail(scope, id);
     },
 
@@ -106,15 +103,13 @@ export function createRolesService({
       await load(scope, id);
       await assertGrants(scope, input);
       const { menuIds, ...fields } = input;
-      try {
-        await db.transaction(async (tx) => {
+      await onUniqueViolation(
+        db.transaction(async (tx) => {
           await repo.rolesTable.update(tx, scope, id, { ...fields, updatedAt: clock() });
           if (menuIds) await bindRoleMenus(tx, id, menuIds);
-        });
-      } catch (err) {
-        if (isUniqueViolation(err)) throw identityErrors.conflict('role', 'code');
-        throw err;
-      }
+        }),
+        () => identityErrors.conflict('role', 'code'),
+      );
       // Signed-in holders of the role get the new permissions on their next request.
       await sessions.invalidatePermissions();
       return detail(scope, id);

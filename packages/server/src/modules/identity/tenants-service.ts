@@ -3,7 +3,7 @@ import { assertPlatformScope, type Scope } from '../../platform/auth/principal.t
 import type { AppContext } from '../../platform/context.ts';
 import type { Db } from '../../platform/db/client.ts';
 import type { PageRequest } from '../../platform/db/scoped.ts';
-import { isUniqueViolation } from '../../platform/db/sql.ts';
+import { onUniqueViolation } from '../../platform/db/sql.ts';
 import { findTenantById } from './auth-repository.ts';
 import { identityErrors } from './errors.ts';
 import { isPlatformCode, tenantMenuIds } from './menus-service.ts';
@@ -78,8 +78,8 @@ export function createTenantsService({
       if (input.adminPassword.length < passwordMinLength)
         throw identityErrors.weakPassword('adminPassword', passwordMinLength);
       const passwordHash = await hashPassword(input.adminPassword);
-      try {
-        return await db.transaction(async (tx) => {
+      return onUniqueViolation(
+        db.transaction(async (tx) => {
           const tenant = await repo.insertTenant(tx, {
             code: input.code,
             name: input.name,
@@ -94,11 +94,9 @@ export function createTenantsService({
             now: clock(),
           });
           return { ...tenant, admin: { id: admin.userId, username: input.adminUsername, roleId: admin.roleId } };
-        });
-      } catch (err) {
-        if (isUniqueViolation(err)) throw identityErrors.conflict('tenant', 'code');
-        throw err;
-      }
+        }),
+        () => identityErrors.conflict('tenant', 'code'),
+      );
     },
 
     /** Disabling ends every session of the tenant; a new expiry applies at the next request. */

@@ -1,7 +1,7 @@
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { PageRequest } from '../../platform/db/scoped.ts';
-import { isUniqueViolation } from '../../platform/db/sql.ts';
+import { onUniqueViolation } from '../../platform/db/sql.ts';
 import { type FieldError, httpErrors } from '../../platform/http/errors.ts';
 import { identityErrors } from './errors.ts';
 import type { UserGroupRow } from './user-groups-repository.ts';
@@ -16,14 +16,8 @@ type TenantScope = Pick<Scope, 'tenantId'>;
 export type UserGroupCreate = { name: string; remark?: string };
 export type UserGroupUpdate = Partial<UserGroupCreate>;
 
-async function uniqueName<T>(write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (err) {
-    if (isUniqueViolation(err)) throw identityErrors.conflict('user_group', 'name');
-    throw err;
-  }
-}
+const uniqueName = <T>(write: () => Promise<T>) =>
+  onUniqueViolation(write, () => identityErrors.conflict('user_group', 'name'));
 
 export function createUserGroupsService({ db, clock }: Pick<AppContext, 'db' | 'clock'>) {
   async function withMemberCounts(rows: UserGroupRow[]) {

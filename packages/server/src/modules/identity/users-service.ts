@@ -2,7 +2,7 @@ import type { Static } from 'typebox';
 import { type Scope, userOf } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { PageRequest } from '../../platform/db/scoped.ts';
-import { isUniqueViolation } from '../../platform/db/sql.ts';
+import { onUniqueViolation } from '../../platform/db/sql.ts';
 import { type FieldError, httpErrors } from '../../platform/http/errors.ts';
 import type { AuthService } from './auth-service.ts';
 import { identityErrors } from './errors.ts';
@@ -156,9 +156,8 @@ export function createUsersService({
       await assertPasswordLength(scope, 'password', input.password);
       await assertRefs(scope, input);
       const passwordHash = await hashPassword(input.password);
-      let id: number;
-      try {
-        id = await db.transaction(async (tx) => {
+      const id = await onUniqueViolation(
+        db.transaction(async (tx) => {
           const u = await repo.usersTable.insert(tx, scope, {
             username: input.username,
             passwordHash,
@@ -173,11 +172,9 @@ export function createUsersService({
           await repo.replaceUserRoles(tx, u.id, input.roleIds ?? []);
           await repo.replaceUserPositions(tx, u.id, input.positionIds ?? []);
           return u.id;
-        });
-      } catch (err) {
-        if (isUniqueViolation(err)) throw identityErrors.conflict('user', 'username');
-        throw err;
-      }
+        }),
+        () => identityErrors.conflict('user', 'username'),
+      );
       return detail(scope, id);
     },
 

@@ -1,7 +1,7 @@
 import type { Scope } from '../../platform/auth/principal.ts';
 import { assertPlatformScope, userOf } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
-import { isUniqueViolation } from '../../platform/db/sql.ts';
+import { onUniqueViolation, rowOrThrow } from '../../platform/db/sql.ts';
 import { type FieldError, httpErrors } from '../../platform/http/errors.ts';
 import { canonicalTimezone, cronProblem, nextRuns } from '../../platform/jobs/cron.ts';
 import { schedulerErrors } from './errors.ts';
@@ -47,19 +47,10 @@ export function createCronJobsService(ctx: AppContext, sync: ScheduleSync) {
 
   async function jobOrThrow(scope: Scope, id: number) {
     assertPlatformScope(scope);
-    const row = await repo.jobsTable.findById(db, scope, id);
-    if (!row) throw schedulerErrors.jobNotFound();
-    return row;
+    return rowOrThrow(repo.jobsTable.findById(db, scope, id), schedulerErrors.jobNotFound);
   }
 
-  async function write<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (err) {
-      if (isUniqueViolation(err)) throw schedulerErrors.jobExists();
-      throw err;
-    }
-  }
+  const write = <T>(fn: () => Promise<T>) => onUniqueViolation(fn, () => schedulerErrors.jobExists());
 
   async function change(scope: Scope, id: number, patch: Partial<CronJobInput>) {
     const row = await write(() => repo.jobsTable.update(db, scope, id, { ...patch, updatedAt: clock() }));

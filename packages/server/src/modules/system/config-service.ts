@@ -1,6 +1,6 @@
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
-import { isUniqueViolation } from '../../platform/db/sql.ts';
+import { onUniqueViolation, rowOrThrow } from '../../platform/db/sql.ts';
 import * as repo from './config-repository.ts';
 import { systemErrors } from './errors.ts';
 
@@ -10,20 +10,10 @@ export type SystemConfigInput = { key: string; value: string; name: string; rema
 export function createConfigService(ctx: AppContext) {
   const { db, clock } = ctx;
 
-  async function configOrThrow(scope: Scope, id: number) {
-    const row = await repo.configs.findById(db, scope, id);
-    if (!row) throw systemErrors.notFound('config');
-    return row;
-  }
+  const configOrThrow = (scope: Scope, id: number) =>
+    rowOrThrow(repo.configs.findById(db, scope, id), () => systemErrors.notFound('config'));
 
-  async function write<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (err) {
-      if (isUniqueViolation(err)) throw systemErrors.conflict('config', 'key');
-      throw err;
-    }
-  }
+  const write = <T>(fn: () => Promise<T>) => onUniqueViolation(fn, () => systemErrors.conflict('config', 'key'));
 
   return {
     list: (scope: Scope, q: Parameters<typeof repo.pageConfigs>[2]) => repo.pageConfigs(db, scope, q),

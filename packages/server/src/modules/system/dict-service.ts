@@ -1,6 +1,6 @@
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
-import { isForeignKeyViolation, isUniqueViolation } from '../../platform/db/sql.ts';
+import { isForeignKeyViolation, onUniqueViolation, rowOrThrow } from '../../platform/db/sql.ts';
 import { httpErrors } from '../../platform/http/errors.ts';
 import * as repo from './dict-repository.ts';
 import { systemErrors } from './errors.ts';
@@ -20,17 +20,11 @@ export type DictItemInput = {
 export function createDictService(ctx: AppContext) {
   const { db, clock } = ctx;
 
-  async function typeOrThrow(scope: Scope, id: number) {
-    const row = await repo.types.findById(db, scope, id);
-    if (!row) throw systemErrors.notFound('dict_type');
-    return row;
-  }
+  const typeOrThrow = (scope: Scope, id: number) =>
+    rowOrThrow(repo.types.findById(db, scope, id), () => systemErrors.notFound('dict_type'));
 
-  async function itemOrThrow(scope: Scope, id: number) {
-    const row = await repo.items.findById(db, scope, id);
-    if (!row) throw systemErrors.notFound('dict_item');
-    return row;
-  }
+  const itemOrThrow = (scope: Scope, id: number) =>
+    rowOrThrow(repo.items.findById(db, scope, id), () => systemErrors.notFound('dict_item'));
 
   /** An item may only hang under a type of the caller's own tenant. */
   async function assertTypeInScope(scope: Scope, typeId: number) {
@@ -39,20 +33,13 @@ export function createDictService(ctx: AppContext) {
     }
   }
 
-  async function writeType<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (err) {
-      if (isUniqueViolation(err)) throw systemErrors.conflict('dict_type', 'code');
-      throw err;
-    }
-  }
+  const writeType = <T>(fn: () => Promise<T>) =>
+    onUniqueViolation(fn, () => systemErrors.conflict('dict_type', 'code'));
 
   async function writeItem<T>(fn: () => Promise<T>): Promise<T> {
     try {
-      return await fn();
+      return await onUniqueViolation(fn, () => systemErrors.conflict('dict_item', 'value'));
     } catch (err) {
-      if (isUniqueViolation(err)) throw systemErrors.conflict('dict_item', 'value');
       // The type was deleted between the check and the write.
       if (isForeignKeyViolation(err)) throw httpErrors.invalidField('typeId', 'no dictionary type with this id');
       throw err;

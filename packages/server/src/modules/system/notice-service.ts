@@ -1,5 +1,6 @@
 import { type Scope, userOf } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
+import { rowOrThrow } from '../../platform/db/sql.ts';
 import { sanitizeRichHtml } from '../../platform/html/sanitize.ts';
 import { httpErrors } from '../../platform/http/errors.ts';
 import { systemErrors } from './errors.ts';
@@ -14,11 +15,8 @@ export const NOTICE_PUBLISHED_TOPIC = 'notice.published';
 export function createNoticeService(ctx: AppContext) {
   const { db, clock } = ctx;
 
-  async function noticeOrThrow(scope: Scope, id: number) {
-    const row = await repo.noticeRows.findById(db, scope, id);
-    if (!row) throw systemErrors.notFound('notice');
-    return row;
-  }
+  const noticeOrThrow = (scope: Scope, id: number) =>
+    rowOrThrow(repo.noticeRows.findById(db, scope, id), () => systemErrors.notFound('notice'));
 
   /** Sanitized on save, so every reader gets safe HTML; nothing left means nothing to show. */
   async function cleanContent(html: string): Promise<string> {

@@ -2,6 +2,7 @@ import { type Scope, systemScope, userOf } from '../../platform/auth/principal.t
 import type { AppContext } from '../../platform/context.ts';
 import type { Db } from '../../platform/db/client.ts';
 import type { PageRequest } from '../../platform/db/scoped.ts';
+import { rowOrThrow } from '../../platform/db/sql.ts';
 import { AppError, httpErrors } from '../../platform/http/errors.ts';
 import type { FilesModule } from '../files/index.ts';
 import { tasksErrors } from './errors.ts';
@@ -29,11 +30,8 @@ export function createTasksService(
     return user.userId;
   }
 
-  async function ownedOrThrow(scope: Scope, id: number) {
-    const row = await repo.findOwned(db, scope, ownerOf(scope), id);
-    if (!row) throw tasksErrors.taskNotFound();
-    return row;
-  }
+  const ownedOrThrow = (scope: Scope, id: number) =>
+    rowOrThrow(repo.findOwned(db, scope, ownerOf(scope), id), tasksErrors.taskNotFound);
 
   return {
     /**

@@ -61,6 +61,9 @@ export function createSecretBox(keys: SecretKey[]): SecretBox {
   };
 }
 
+/** The encryption context of a secret stored in a row: `<table>.<column>:<id>`, so a value copied elsewhere does not decrypt. */
+export const secretContext = (table: string, column: string, id: number) => `${table}.${column}:${id}`;
+
 /** Parses `SECRET_KEYS`: `id:base64key[,id:base64key…]`, the first being the current key. */
 export function parseSecretKeys(raw: string): SecretKey[] {
   return raw.split(',').map((part) => {

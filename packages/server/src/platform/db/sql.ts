@@ -12,6 +12,35 @@ export function isUniqueViolation(err: unknown): boolean {
   return pgCode(err) === '23505';
 }
 
+/** The name of the constraint a statement violated (drivers put it on the error or its cause). */
+export function constraintOf(err: unknown): string {
+  const e = err as { constraint?: string; message?: string; cause?: { constraint?: string; message?: string } } | null;
+  return e?.cause?.constraint ?? e?.constraint ?? e?.cause?.message ?? e?.message ?? '';
+}
+
+/**
+ * Runs a write and turns a unique violation into the domain's 409: `conflict` gets the violated
+ * constraint's name, for tables with more than one unique index (name, one default).
+ */
+export async function onUniqueViolation<T>(
+  work: Promise<T> | (() => Promise<T>),
+  conflict: (constraint: string) => Error,
+): Promise<T> {
+  try {
+    return await (typeof work === 'function' ? work() : work);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict(constraintOf(err));
+    throw err;
+  }
+}
+
+/** The row a lookup found, or the domain's not-found error (a row of another tenant is not found either). */
+export async function rowOrThrow<T>(lookup: Promise<T | null | undefined>, notFound: () => Error): Promise<T> {
+  const row = await lookup;
+  if (row === null || row === undefined) throw notFound();
+  return row;
+}
+
 /** 23503 (a referenced row vanished meanwhile) or 23001 (ON DELETE RESTRICT: the row is still referenced). */
 export function isForeignKeyViolation(err: unknown): boolean {
   const code = pgCode(err);

@@ -25,19 +25,13 @@ export async function probe(provider: StorageProvider): Promise<null> {
   return null;
 }
 
-/** An error as a message for the admin, without the secret. */
-export function describe(err: unknown, secret: string | null): string {
+/** An error as a message for the admin (the kit blanks the secret out of it). */
+export function describe(err: unknown): string {
   const e = err as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } } | null;
   const status = e?.$metadata?.httpStatusCode;
   let msg = e?.message && e.message !== 'UnknownError' ? e.message : (e?.name ?? 'Unknown error');
   if (status && !msg.includes(String(status))) msg = `${msg} (HTTP ${status})`;
-  if (secret) msg = msg.split(secret).join('***');
-  return msg.slice(0, 500);
-}
-
-export function constraintOf(err: unknown): string | undefined {
-  const e = err as { constraint?: string; message?: string; cause?: { constraint?: string; message?: string } } | null;
-  return e?.cause?.constraint ?? e?.constraint ?? e?.cause?.message ?? e?.message;
+  return msg;
 }
 
 /** Checks the settings of a kind; answers the stored (non-secret) settings with defaults filled in. */

@@ -1,35 +1,19 @@
-import { and, asc, eq, ne, type SQL } from 'drizzle-orm';
-import type { Scope } from '../../../platform/auth/principal.ts';
+import { and, eq, type SQL } from 'drizzle-orm';
 import type { Db } from '../../../platform/db/client.ts';
-import { type PageRequest, scoped } from '../../../platform/db/scoped.ts';
 import { storageConfigs } from './tables.ts';
 
-/** Queries of storage configurations; every one goes through the tenant scope. */
-export const configs = scoped(storageConfigs);
-type TenantScope = Pick<Scope, 'tenantId'>;
 export type StorageConfigRow = typeof storageConfigs.$inferSelect;
 
-export function pageConfigs(db: Db, scope: TenantScope, q: PageRequest & { kind?: 'local' | 's3'; status?: string }) {
+/** The listing's filters (the provider-configuration kit pages the scope's rows). */
+export function listFilter(q: { kind?: 'local' | 's3'; status?: 'active' | 'disabled' }): SQL | undefined {
   const conds: SQL[] = [];
   if (q.kind) conds.push(eq(storageConfigs.kind, q.kind));
-  if (q.status) conds.push(eq(storageConfigs.status, q.status as 'active' | 'disabled'));
-  return configs.page(db, scope, q, conds.length ? and(...conds) : undefined, asc(storageConfigs.id));
+  if (q.status) conds.push(eq(storageConfigs.status, q.status));
+  return conds.length ? and(...conds) : undefined;
 }
 
-/** Clears the default flag of every other configuration of the scope (inside the caller's transaction). */
-export async function unsetOtherDefaults(tx: Db, scope: TenantScope, keepId: number | null, now: Date) {
-  const others = keepId === null ? undefined : ne(storageConfigs.id, keepId);
-  await tx
-    .update(storageConfigs)
-    .set({ isDefault: false, updatedAt: now })
-    .where(configs.where(scope, and(eq(storageConfigs.isDefault, true), others)));
-}
-
-/** Deletes a configuration unless it is the default; returns whether a row went. */
-export async function deleteUnlessDefault(db: Db, scope: TenantScope, id: number): Promise<boolean> {
-  const rows = await db
-    .delete(storageConfigs)
-    .where(configs.where(scope, and(eq(storageConfigs.id, id), eq(storageConfigs.isDefault, false))))
-    .returning({ id: storageConfigs.id });
-  return rows.length > 0;
+/** A configuration by id, whichever scope owns it: a managed file reads its bytes back through it. */
+export async function configById(db: Db, id: number): Promise<StorageConfigRow | null> {
+  const [row] = await db.select().from(storageConfigs).where(eq(storageConfigs.id, id)).limit(1);
+  return row ?? null;
 }

@@ -1,6 +1,5 @@
-import { sql } from 'drizzle-orm';
-import { boolean, integer, jsonb, pgTable, serial, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { createdAt, updatedAt } from '../../../platform/db/columns.ts';
+import { jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { listedConfigColumns, listedConfigIndexes } from '../../../platform/provider-configs/index.ts';
 
 /** Non-secret settings of a storage configuration; the secret lives in `secret_encrypted`. */
 /** Local configurations keep their objects under DATA_DIR/storage/config-<id>; nothing to set. */
@@ -23,21 +22,19 @@ export type S3StorageSettings = {
 export const storageConfigs = pgTable(
   'storage_configs',
   {
-    id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
-    name: text('name').notNull(),
+    ...listedConfigColumns(),
     kind: text('kind').$type<'local' | 's3'>().notNull(),
     settings: jsonb('settings').$type<LocalStorageSettings | S3StorageSettings>().notNull(),
-    /** ctx.secrets.encrypt(secretAccessKey, `storage_configs.secret:<id>`) */
+    /** encrypted with `storage_configs.secret:<id>` as context */
     secretEncrypted: text('secret_encrypted'),
-    isDefault: boolean('is_default').notNull().default(false),
-    status: text('status').$type<'active' | 'disabled'>().notNull().default('active'),
-    remark: text('remark').notNull().default(''),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
   },
-  (t) => [
-    uniqueIndex('storage_configs_tenant_name').on(sql`coalesce(${t.tenantId}, 0)`, t.name),
-    uniqueIndex('storage_configs_one_default').on(sql`coalesce(${t.tenantId}, 0)`).where(sql`${t.isDefault}`),
-  ],
+  (t) => listedConfigIndexes('storage_configs', t),
 );
+
+/** The S3 secret's encryption context (`storage_configs.secret:<id>`) and its flag in answers. */
+export const STORAGE_SECRET = {
+  table: 'storage_configs',
+  column: 'secret',
+  key: 'secretEncrypted',
+  flag: 'hasSecret',
+} as const;

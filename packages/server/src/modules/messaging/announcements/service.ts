@@ -1,5 +1,6 @@
 import { type Scope, userOf } from '../../../platform/auth/principal.ts';
 import type { AppContext } from '../../../platform/context.ts';
+import { rowOrThrow } from '../../../platform/db/sql.ts';
 import { sanitizeRichHtml } from '../../../platform/html/sanitize.ts';
 import { type FieldError, httpErrors } from '../../../platform/http/errors.ts';
 import type { AudienceTarget, MessagingDeps } from '../deps.ts';
@@ -34,11 +35,8 @@ export const ANNOUNCEMENT_PUBLISHED_TOPIC = 'announcement.published';
 export function createAnnouncementService(ctx: AppContext, audience: Audience) {
   const { db, clock } = ctx;
 
-  async function rowOrThrow(scope: Scope, id: number) {
-    const row = await repo.announcementRows.findById(db, scope, id);
-    if (!row) throw announcementErrors.notFound();
-    return row;
-  }
+  const findOrThrow = (scope: Scope, id: number) =>
+    rowOrThrow(repo.announcementRows.findById(db, scope, id), announcementErrors.notFound);
 
   /**
    * Checks what needs the database or the clock, reporting every bad field at once: content left
@@ -73,7 +71,7 @@ export function createAnnouncementService(ctx: AppContext, audience: Audience) {
     list: (scope: Scope, q: Parameters<typeof repo.pageAnnouncements>[2]) => repo.pageAnnouncements(db, scope, q),
 
     async get(scope: Scope, id: number) {
-      const row = await rowOrThrow(scope, id);
+      const row = await findOrThrow(scope, id);
       return { ...row, targets: await repo.targetsOf(db, id) };
     },
 
@@ -99,7 +97,7 @@ export function createAnnouncementService(ctx: AppContext, audience: Audience) {
 
     /** Drafts and withdrawn ones only; a published announcement must be withdrawn first (409). */
     async update(scope: Scope, id: number, patch: Partial<AnnouncementInput>) {
-      const current = await rowOrThrow(scope, id);
+      const current = await findOrThrow(scope, id);
       if (current.publishStatus === 'published') throw announcementErrors.published();
       const { title, type, priority, targetType = current.targetType } = patch;
       // Switching to 'targeted' needs targets; switching to 'all' drops the old ones.
@@ -146,7 +144,7 @@ export function createAnnouncementService(ctx: AppContext, audience: Audience) {
     async publish(scope: Scope, id: number) {
       const row = await repo.markPublished(db, scope, id, clock());
       if (!row) {
-        const current = await rowOrThrow(scope, id);
+        const current = await findOrThrow(scope, id);
         if (current.publishStatus === 'published') return current;
         throw announcementErrors.expired();
       }
@@ -172,7 +170,7 @@ export function createAnnouncementService(ctx: AppContext, audience: Audience) {
     async withdraw(scope: Scope, id: number) {
       const row = await repo.markWithdrawn(db, scope, id, clock());
       if (row) return row;
-      const current = await rowOrThrow(scope, id);
+      const current = await findOrThrow(scope, id);
       if (current.publishStatus === 'draft') throw announcementErrors.notPublished();
       return current;
     },
@@ -183,7 +181,7 @@ export function createAnnouncementService(ctx: AppContext, audience: Audience) {
      * the audience since (role or department changed, user disabled) are not counted.
      */
     async readStats(scope: Scope, id: number, page: { page: number; pageSize: number }) {
-      const row = await rowOrThrow(scope, id);
+      const row = await findOrThrow(scope, id);
       const reached =
         row.targetType === 'all'
           ? await audience.activeUsers(scope.tenantId)

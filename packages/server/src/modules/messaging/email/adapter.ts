@@ -1,7 +1,7 @@
 import type { AppContext } from '../../../platform/context.ts';
 import type { ChannelAdapter, Delivery, DeliveryOutcome } from '../channels/types.ts';
 import { addressOf, composeDelivery, templateCodeOf } from './compose.ts';
-import { effectiveConfig } from './config-repository.ts';
+import { configs } from './config-repository.ts';
 import type { EmailSender, OutgoingMail } from './sender.ts';
 import { activeTemplatesByCode } from './template-repository.ts';
 
@@ -16,7 +16,7 @@ export function createEmailAdapter(ctx: AppContext, sender: EmailSender): Channe
     batchSize: 50,
 
     async available(tenantId) {
-      return (await effectiveConfig(ctx.db, tenantId))?.enabled === true;
+      return (await configs.effective(ctx.db, tenantId))?.enabled === true;
     },
 
     async deliver(batch: Delivery[]): Promise<DeliveryOutcome[]> {
@@ -29,7 +29,7 @@ export function createEmailAdapter(ctx: AppContext, sender: EmailSender): Channe
       const pending = batch.flatMap((d, i) => (outcomes[i] ? [] : [{ d, i }]));
       if (pending.length === 0) return outcomes as DeliveryOutcome[];
 
-      const config = await effectiveConfig(ctx.db, tenantId);
+      const config = await configs.effective(ctx.db, tenantId);
       if (!config?.enabled) {
         // switched off between the availability check and now
         for (const { i } of pending) outcomes[i] = { status: 'failed', error: 'email is not configured or disabled' };

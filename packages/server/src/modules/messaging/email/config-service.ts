@@ -1,11 +1,12 @@
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { AppContext } from '../../../platform/context.ts';
-import { isUniqueViolation } from '../../../platform/db/sql.ts';
+import { rowOrThrow } from '../../../platform/db/sql.ts';
 import { httpErrors } from '../../../platform/http/errors.ts';
+import { createSingleConfigs } from '../../../platform/provider-configs/index.ts';
 import { escapeHtml } from '../render.ts';
-import { configRows, type EmailConfigRow, ownConfig, passwordContext } from './config-repository.ts';
 import { emailErrors } from './errors.ts';
 import type { EmailSender, SendResult } from './sender.ts';
+import { EMAIL_SECRET, emailConfigs } from './tables.ts';
 
 export type EmailConfigInput = {
   host: string;
@@ -18,12 +19,6 @@ export type EmailConfigInput = {
   enabled?: boolean;
 };
 
-/** The answer shape: everything but the password, and whether one is stored. */
-export function toConfigDto(row: EmailConfigRow) {
-  const { passwordEncrypted, tenantId: _tenant, ...rest } = row;
-  return { ...rest, passwordSet: passwordEncrypted !== null };
-}
-
 /** What a send answers: the SMTP outcome and the send log it wrote. */
 export const sendResultDto = (r: SendResult) =>
   r.status === 'sent'
@@ -31,64 +26,48 @@ export const sendResultDto = (r: SendResult) =>
     : { status: r.status, error: r.error, messageId: null, logId: r.logId };
 
 /**
- * SMTP configuration, one per scope. A tenant without one uses the platform's (`inherited`). The
- * password is encrypted with the row id as context, kept when a save omits it, and never answered.
+ * SMTP configuration through the provider-configuration kit, one per scope. A tenant without one
+ * uses the platform's (`inherited`). The password is kept when a save omits it, never answered.
  */
 export function createEmailConfigService(ctx: AppContext, sender: EmailSender) {
-  const { db, clock, secrets } = ctx;
-
-  async function saveOnce(scope: Scope, input: EmailConfigInput) {
-    return db.transaction(async (tx) => {
-      const current = await ownConfig(tx, scope.tenantId);
-      const username = input.username ?? '';
-      if (username && input.password === undefined && !current?.passwordEncrypted) {
-        throw httpErrors.invalidField('password', 'is required when a username is set');
-      }
-      const now = clock();
-      const values = {
-        host: input.host,
-        port: input.port,
-        secure: input.secure ?? false,
-        username,
-        fromAddress: input.fromAddress,
-        fromName: input.fromName ?? '',
-        enabled: input.enabled ?? true,
-        updatedAt: now,
-        // without a username there is no login, so no password to keep
-        ...(username ? {} : { passwordEncrypted: null }),
-      };
-      const row = current
-        ? await configRows.update(tx, scope, current.id, values)
-        : await configRows.insert(tx, scope, { ...values, createdAt: now });
-      if (!row) throw emailErrors.configNotFound();
-      if (!username || input.password === undefined) return row;
-      // The row id is part of the encryption context, so the password is written once the id exists.
-      const passwordEncrypted = secrets.encrypt(input.password, passwordContext(row.id));
-      return (await configRows.update(tx, scope, row.id, { passwordEncrypted })) ?? row;
-    });
-  }
+  const configs = createSingleConfigs(ctx, {
+    table: emailConfigs,
+    secret: EMAIL_SECRET,
+  });
 
   return {
     async get(scope: Scope) {
-      const own = await ownConfig(db, scope.tenantId);
-      const platform = own === null && scope.tenantId !== null ? await ownConfig(db, null) : null;
-      return { config: own ? toConfigDto(own) : null, inherited: platform?.enabled === true };
+      const own = await configs.own(scope.tenantId);
+      const platform = own === null && scope.tenantId !== null ? await configs.own(null) : null;
+      return { config: own ? configs.mask(own) : null, inherited: platform?.enabled === true };
     },
 
     async save(scope: Scope, input: EmailConfigInput) {
-      try {
-        return toConfigDto(await saveOnce(scope, input));
-      } catch (err) {
-        // two first saves at once: the other one created the row, so this one updates it
-        if (isUniqueViolation(err)) return toConfigDto(await saveOnce(scope, input));
-        throw err;
-      }
+      const row = await configs.save(scope, (current) => {
+        const username = input.username ?? '';
+        if (username && input.password === undefined && !current?.passwordEncrypted) {
+          throw httpErrors.invalidField('password', 'is required when a username is set');
+        }
+        return {
+          values: {
+            host: input.host,
+            port: input.port,
+            secure: input.secure ?? false,
+            username,
+            fromAddress: input.fromAddress,
+            fromName: input.fromName ?? '',
+            enabled: input.enabled ?? true,
+          },
+          // without a username there is no login, so no password to keep
+          secret: username ? input.password : null,
+        };
+      });
+      return configs.mask(row);
     },
 
     /** Sends a test mail with the configuration saved at this scope (enabled or not). */
     async test(scope: Scope, to: string) {
-      const config = await ownConfig(db, scope.tenantId);
-      if (!config) throw emailErrors.configNotFound();
+      const config = await rowOrThrow(configs.own(scope.tenantId), emailErrors.configNotFound);
       const subject = 'Atrium SMTP test';
       const text = `This test message was sent through ${config.host}:${config.port}. Your email settings work.`;
       const [result] = await sender.sendAll(scope.tenantId, config, [

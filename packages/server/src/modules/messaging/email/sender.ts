@@ -1,9 +1,11 @@
 import type { SendMailOptions } from 'nodemailer';
 import type { AppContext } from '../../../platform/context.ts';
-import { type EmailConfigRow, effectiveConfig, passwordContext } from './config-repository.ts';
+import { configSecret } from '../../../platform/provider-configs/index.ts';
+import { configs, type EmailConfigRow } from './config-repository.ts';
 import { emailErrors } from './errors.ts';
 import type { TransportCache } from './mail-transport.ts';
 import { insertSendLogs } from './send-log-repository.ts';
+import { EMAIL_SECRET } from './tables.ts';
 
 /** A mail ready to go: rendered subject, HTML and text bodies, and what its send log records. */
 export type OutgoingMail = {
@@ -52,14 +54,13 @@ function messageOf(config: EmailConfigRow, mail: OutgoingMail): SendMailOptions 
  */
 export function createEmailSender(ctx: AppContext, transports: TransportCache) {
   const { db, secrets, log } = ctx;
+  const sealed = configSecret<EmailConfigRow, 'passwordEncrypted', 'passwordSet'>(secrets, EMAIL_SECRET);
 
   async function sendAll(tenantId: number | null, config: EmailConfigRow, mails: OutgoingMail[]) {
     let password: string | null = null;
     let configError: string | null = null;
     try {
-      password = config.passwordEncrypted
-        ? secrets.decrypt(config.passwordEncrypted, passwordContext(config.id))
-        : null;
+      password = sealed.open(config);
     } catch {
       configError = 'The stored SMTP password cannot be decrypted (was its key removed?); save it again';
     }
@@ -114,7 +115,7 @@ export function createEmailSender(ctx: AppContext, transports: TransportCache) {
      * platform's); 409 `messaging.email_not_configured` when none is enabled.
      */
     async sendOne(tenantId: number | null, mail: OutgoingMail): Promise<SendResult> {
-      const config = await effectiveConfig(db, tenantId);
+      const config = await configs.effective(db, tenantId);
       if (!config?.enabled) throw emailErrors.notConfigured();
       const [result] = await sendAll(tenantId, config, [mail]);
       return result as SendResult;

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, boolean, index, integer, pgTable, serial, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { createdAt, updatedAt } from '../../../platform/db/columns.ts';
+import { singleConfigColumns, singleConfigIndexes } from '../../../platform/provider-configs/index.ts';
 
 /**
  * SMTP configuration (spec §2.3 email_configs): one per tenant; the platform's (tenant_id null)
@@ -10,23 +11,27 @@ import { createdAt, updatedAt } from '../../../platform/db/columns.ts';
 export const emailConfigs = pgTable(
   'email_configs',
   {
-    id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    ...singleConfigColumns(),
     host: text('host').notNull(),
     port: integer('port').notNull(),
     secure: boolean('secure').notNull().default(false),
     /** empty = the server takes mail without authentication */
     username: text('username').notNull().default(''),
-    /** ctx.secrets.encrypt(password, `email_configs.password:<id>`) */
+    /** encrypted with `email_configs.password:<id>` as context */
     passwordEncrypted: text('password_encrypted'),
     fromAddress: text('from_address').notNull(),
     fromName: text('from_name').notNull().default(''),
-    enabled: boolean('enabled').notNull().default(true),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex('email_configs_tenant').on(sql`coalesce(${t.tenantId}, 0)`)],
+  (t) => singleConfigIndexes('email_configs', t),
 );
+
+/** The SMTP password's encryption context (`email_configs.password:<id>`) and its flag in answers. */
+export const EMAIL_SECRET = {
+  table: 'email_configs',
+  column: 'password',
+  key: 'passwordEncrypted',
+  flag: 'passwordSet',
+} as const;
 
 /**
  * Email templates: HTML with `{{var}}` placeholders, each declared in `variables`. Codes are unique

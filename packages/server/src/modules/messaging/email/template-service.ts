@@ -1,7 +1,7 @@
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { AppContext } from '../../../platform/context.ts';
 import type { PageRequest } from '../../../platform/db/scoped.ts';
-import { isUniqueViolation } from '../../../platform/db/sql.ts';
+import { onUniqueViolation, rowOrThrow } from '../../../platform/db/sql.ts';
 import { type FieldError, httpErrors } from '../../../platform/http/errors.ts';
 import { templateVariables } from '../render.ts';
 import { emailErrors } from './errors.ts';
@@ -41,24 +41,14 @@ export function checkPlaceholders(t: Pick<EmailTemplateInput, 'subject' | 'conte
 export function createEmailTemplateService(ctx: AppContext) {
   const { db, clock } = ctx;
 
-  async function rowOrThrow(scope: Scope, id: number) {
-    const row = await repo.templateRows.findById(db, scope, id);
-    if (!row) throw emailErrors.templateNotFound();
-    return row;
-  }
+  const findOrThrow = (scope: Scope, id: number) =>
+    rowOrThrow(repo.templateRows.findById(db, scope, id), emailErrors.templateNotFound);
 
-  async function write<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (err) {
-      if (isUniqueViolation(err)) throw emailErrors.templateCodeExists();
-      throw err;
-    }
-  }
+  const write = <T>(fn: () => Promise<T>) => onUniqueViolation(fn, () => emailErrors.templateCodeExists());
 
   return {
     list: (scope: Scope, q: PageRequest & { keyword?: string; status?: Status }) => repo.pageTemplates(db, scope, q),
-    get: rowOrThrow,
+    get: findOrThrow,
 
     async create(scope: Scope, input: EmailTemplateInput) {
       const variables = input.variables ?? [];
@@ -68,7 +58,7 @@ export function createEmailTemplateService(ctx: AppContext) {
     },
 
     async update(scope: Scope, id: number, patch: Partial<EmailTemplateInput>) {
-      const current = await rowOrThrow(scope, id);
+      const current = await findOrThrow(scope, id);
       const merged = { ...current, ...patch };
       checkPlaceholders(merged, merged.variables);
       const row = await write(() => repo.templateRows.update(db, scope, id, { ...patch, updatedAt: clock() }));

@@ -2,6 +2,7 @@ import { type Scope, userOf } from '../../../platform/auth/principal.ts';
 import type { AppContext } from '../../../platform/context.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import type { PageRequest } from '../../../platform/db/scoped.ts';
+import { rowOrThrow } from '../../../platform/db/sql.ts';
 import { httpErrors } from '../../../platform/http/errors.ts';
 import { inAppErrors } from './errors.ts';
 import * as repo from './message-repository.ts';
@@ -21,15 +22,12 @@ export function createMessageService(ctx: AppContext) {
   }
   const anyone: repo.Owner = { userId: null };
 
-  async function rowOrThrow(scope: Scope, owner: repo.Owner, id: number) {
-    const row = await repo.findMessage(db, scope, owner, id);
-    if (!row) throw inAppErrors.messageNotFound();
-    return row;
-  }
+  const findOrThrow = (scope: Scope, owner: repo.Owner, id: number) =>
+    rowOrThrow(repo.findMessage(db, scope, owner, id), inAppErrors.messageNotFound);
 
   async function read(scope: Scope, owner: repo.Owner, id: number) {
     const [marked] = await repo.markRead(db, scope, owner, [id], clock());
-    return marked ?? rowOrThrow(scope, owner, id);
+    return marked ?? findOrThrow(scope, owner, id);
   }
 
   async function remove(scope: Scope, owner: repo.Owner, id: number) {
@@ -48,7 +46,7 @@ export function createMessageService(ctx: AppContext) {
     mine: {
       list: (scope: Scope, q: PageRequest & repo.MessageFilter) => repo.pageMessages(db, scope, me(scope), q),
       unreadCount: async (scope: Scope) => ({ count: await repo.unreadCount(db, scope, me(scope).userId) }),
-      get: (scope: Scope, id: number) => rowOrThrow(scope, me(scope), id),
+      get: (scope: Scope, id: number) => findOrThrow(scope, me(scope), id),
       read: (scope: Scope, id: number) => read(scope, me(scope), id),
       readAll: async (scope: Scope) => ({ marked: (await repo.markRead(db, scope, me(scope), null, clock())).length }),
       async readMany(scope: Scope, ids: number[]) {

@@ -1,6 +1,6 @@
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { AppContext } from '../../../platform/context.ts';
-import { isUniqueViolation } from '../../../platform/db/sql.ts';
+import { onUniqueViolation, rowOrThrow } from '../../../platform/db/sql.ts';
 import { type FieldError, httpErrors } from '../../../platform/http/errors.ts';
 import { templateVariables } from '../render.ts';
 import { inAppErrors } from './errors.ts';
@@ -41,24 +41,14 @@ export function checkPlaceholders(t: { title: string; content: string; variables
 export function createTemplateService(ctx: AppContext) {
   const { db, clock } = ctx;
 
-  async function rowOrThrow(scope: Scope, id: number) {
-    const row = await repo.templateRows.findById(db, scope, id);
-    if (!row) throw inAppErrors.templateNotFound();
-    return row;
-  }
+  const findOrThrow = (scope: Scope, id: number) =>
+    rowOrThrow(repo.templateRows.findById(db, scope, id), inAppErrors.templateNotFound);
 
-  async function write<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (err) {
-      if (isUniqueViolation(err)) throw inAppErrors.templateCodeExists();
-      throw err;
-    }
-  }
+  const write = <T>(fn: () => Promise<T>) => onUniqueViolation(fn, () => inAppErrors.templateCodeExists());
 
   return {
     list: (scope: Scope, q: Parameters<typeof repo.pageTemplates>[2]) => repo.pageTemplates(db, scope, q),
-    get: rowOrThrow,
+    get: findOrThrow,
 
     async create(scope: Scope, input: TemplateInput) {
       const variables = input.variables ?? [];
@@ -80,7 +70,7 @@ export function createTemplateService(ctx: AppContext) {
     },
 
     async update(scope: Scope, id: number, patch: Partial<TemplateInput>) {
-      const current = await rowOrThrow(scope, id);
+      const current = await findOrThrow(scope, id);
       checkPlaceholders({ ...current, ...patch }, patch);
       const row = await write(() => repo.templateRows.update(db, scope, id, { ...patch, updatedAt: clock() }));
       if (!row) throw inAppErrors.templateNotFound();

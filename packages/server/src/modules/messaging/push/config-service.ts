@@ -1,17 +1,12 @@
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { AppContext } from '../../../platform/context.ts';
-import { scoped } from '../../../platform/db/scoped.ts';
-import { isUniqueViolation } from '../../../platform/db/sql.ts';
 import { type FieldError, httpErrors } from '../../../platform/http/errors.ts';
+import { createSingleConfigs } from '../../../platform/provider-configs/index.ts';
 import { checkEndpointEgress, endpointProblem } from '../sms/config-checks.ts';
-import { pushErrors } from './errors.ts';
 import type { JPushAccount } from './jpush.ts';
-import { pushConfigs } from './tables.ts';
+import { PUSH_SECRET, pushConfigs } from './tables.ts';
 
 export const DEFAULT_PUSH_ENDPOINT = 'https://api.jpush.cn';
-const configs = scoped(pushConfigs);
-type PushConfigRow = typeof pushConfigs.$inferSelect;
-const secretContext = (id: number) => `push_configs.master_secret:${id}`;
 
 export type PushConfigInput = {
   endpoint?: string;
@@ -21,42 +16,40 @@ export type PushConfigInput = {
   enabled?: boolean;
 };
 
+function check(input: PushConfigInput, creating: boolean) {
+  const details: FieldError[] = [];
+  if (creating && !input.appKey) details.push({ field: 'appKey', message: 'is required on the first save' });
+  if (creating && !input.masterSecret)
+    details.push({ field: 'masterSecret', message: 'is required on the first save' });
+  const problem = input.endpoint === undefined ? null : endpointProblem(input.endpoint);
+  if (problem) details.push({ field: 'endpoint', message: problem });
+  if (details.length) throw httpErrors.validation(details);
+}
+
 /**
- * The push provider configuration: one per tenant, the platform's serving tenants without their
- * own. A tenant's own row wins even when disabled: that is how a tenant switches push off.
+ * The push provider configuration through the provider-configuration kit: one per tenant, the
+ * platform's serving tenants without their own. A tenant's own row wins even when disabled: that
+ * is how a tenant switches push off.
  */
 export function createPushConfigService(ctx: AppContext) {
-  const { db, clock, secrets, egress } = ctx;
-
-  const ownRow = async (tenantId: number | null) => (await configs.findMany(db, { tenantId }))[0] ?? null;
-
-  async function effectiveRow(tenantId: number | null): Promise<PushConfigRow | null> {
-    const own = await ownRow(tenantId);
-    return own || tenantId === null ? own : ownRow(null);
-  }
-
-  function check(input: PushConfigInput, creating: boolean) {
-    const details: FieldError[] = [];
-    if (creating && !input.appKey) details.push({ field: 'appKey', message: 'is required on the first save' });
-    if (creating && !input.masterSecret)
-      details.push({ field: 'masterSecret', message: 'is required on the first save' });
-    const problem = input.endpoint === undefined ? null : endpointProblem(input.endpoint);
-    if (problem) details.push({ field: 'endpoint', message: problem });
-    if (details.length) throw httpErrors.validation(details);
-  }
+  const configs = createSingleConfigs(ctx, {
+    table: pushConfigs,
+    secret: PUSH_SECRET,
+  });
 
   async function view(scope: Scope) {
-    const own = await ownRow(scope.tenantId);
-    const effective = own ? 'own' : scope.tenantId !== null && (await ownRow(null)) ? 'platform' : 'none';
+    const own = await configs.own(scope.tenantId);
+    const effective = own ? 'own' : scope.tenantId !== null && (await configs.own(null)) ? 'platform' : 'none';
+    const masked = own ? configs.mask(own) : null;
     return {
-      configured: own !== null,
+      configured: masked !== null,
       effective: effective as 'own' | 'platform' | 'none',
-      endpoint: own?.endpoint ?? DEFAULT_PUSH_ENDPOINT,
-      appKey: own?.appKey ?? '',
-      masterSecretSet: Boolean(own?.masterSecretEncrypted),
-      apnsProduction: own?.apnsProduction ?? false,
-      enabled: own?.enabled ?? false,
-      updatedAt: own?.updatedAt ?? null,
+      endpoint: masked?.endpoint ?? DEFAULT_PUSH_ENDPOINT,
+      appKey: masked?.appKey ?? '',
+      masterSecretSet: masked?.masterSecretSet ?? false,
+      apnsProduction: masked?.apnsProduction ?? false,
+      enabled: masked?.enabled ?? false,
+      updatedAt: masked?.updatedAt ?? null,
     };
   }
 
@@ -64,52 +57,34 @@ export function createPushConfigService(ctx: AppContext) {
     view,
 
     async save(scope: Scope, input: PushConfigInput) {
-      const current = await ownRow(scope.tenantId);
-      check(input, current === null);
-      await checkEndpointEgress(egress, scope, input.endpoint);
+      await checkEndpointEgress(ctx.egress, scope, input.endpoint);
       const { masterSecret, ...fields } = input;
-      const now = clock();
-      try {
-        await db.transaction(async (tx) => {
-          const row =
-            current ??
-            (await configs.insert(tx, scope, {
-              endpoint: input.endpoint ?? DEFAULT_PUSH_ENDPOINT,
-              appKey: input.appKey as string,
-              createdAt: now,
-              updatedAt: now,
-            }));
-          // the row id is part of the encryption context, so the secret is written once the id exists
-          await configs.update(tx, scope, row.id, {
-            ...fields,
-            ...(masterSecret !== undefined
-              ? { masterSecretEncrypted: secrets.encrypt(masterSecret, secretContext(row.id)) }
-              : {}),
-            updatedAt: now,
-          });
-        });
-      } catch (err) {
-        if (isUniqueViolation(err)) throw pushErrors.configConflict();
-        throw err;
-      }
+      await configs.save(scope, (current) => {
+        check(input, current === null);
+        return {
+          values: {
+            endpoint: fields.endpoint ?? current?.endpoint ?? DEFAULT_PUSH_ENDPOINT,
+            appKey: fields.appKey ?? (current?.appKey as string),
+            apnsProduction: fields.apnsProduction ?? current?.apnsProduction ?? false,
+            enabled: fields.enabled ?? current?.enabled ?? true,
+          },
+          secret: masterSecret,
+        };
+      });
       return view(scope);
     },
 
     async available(tenantId: number | null): Promise<boolean> {
-      const row = await effectiveRow(tenantId);
+      const row = await configs.effective(tenantId);
       return Boolean(row?.enabled && row.masterSecretEncrypted);
     },
 
     /** What the push channel sends with for a tenant: null when nothing enabled applies. */
     async accountFor(tenantId: number | null): Promise<JPushAccount | null> {
-      const row = await effectiveRow(tenantId);
-      if (!row?.enabled || !row.masterSecretEncrypted) return null;
-      return {
-        endpoint: row.endpoint,
-        appKey: row.appKey,
-        masterSecret: secrets.decrypt(row.masterSecretEncrypted, secretContext(row.id)),
-        apnsProduction: row.apnsProduction,
-      };
+      const row = await configs.effective(tenantId);
+      const masterSecret = row?.enabled ? configs.openSecret(row) : null;
+      if (!row || !masterSecret) return null;
+      return { endpoint: row.endpoint, appKey: row.appKey, masterSecret, apnsProduction: row.apnsProduction };
     },
   };
 }

@@ -5,6 +5,4 @@ export const pushErrors = {
   deviceNotFound: () => new AppError(404, 'messaging.push_device_not_found', 'push device not found'),
   deviceConflict: () =>
     new AppError(409, 'messaging.push_device_conflict', 'The device was bound at the same time; try again'),
-  configConflict: () =>
-    new AppError(409, 'messaging.push_config_conflict', 'The push configuration was saved at the same time; try again'),
 };

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, boolean, index, integer, pgTable, serial, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { createdAt, timestamptz, updatedAt } from '../../../platform/db/columns.ts';
+import { singleConfigColumns, singleConfigIndexes } from '../../../platform/provider-configs/index.ts';
 
 export type PushPlatform = 'ios' | 'android' | 'harmony' | 'web';
 
@@ -37,20 +38,24 @@ export const pushDevices = pgTable(
 export const pushConfigs = pgTable(
   'push_configs',
   {
-    id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    ...singleConfigColumns(),
     endpoint: text('endpoint').notNull(),
     appKey: text('app_key').notNull(),
-    /** ctx.secrets.encrypt(masterSecret, `push_configs.master_secret:<id>`) */
+    /** encrypted with `push_configs.master_secret:<id>` as context */
     masterSecretEncrypted: text('master_secret_encrypted'),
     /** APNs environment of iOS notifications: production or development */
     apnsProduction: boolean('apns_production').notNull().default(false),
-    enabled: boolean('enabled').notNull().default(true),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex('push_configs_tenant').on(sql`coalesce(${t.tenantId}, 0)`)],
+  (t) => singleConfigIndexes('push_configs', t),
 );
+
+/** The master secret's encryption context (`push_configs.master_secret:<id>`) and its flag in answers. */
+export const PUSH_SECRET = {
+  table: 'push_configs',
+  column: 'master_secret',
+  key: 'masterSecretEncrypted',
+  flag: 'masterSecretSet',
+} as const;
 
 /** One row per provider call (one per recipient user); dispatch_id without a foreign key, like the other logs. */
 export const pushSendLogs = pgTable(

@@ -2,7 +2,7 @@ import type { AppContext } from '../../../platform/context.ts';
 import { deliverEach } from '../channels/delivery-helpers.ts';
 import type { ChannelAdapter, Delivery, DeliveryOutcome } from '../channels/types.ts';
 import type { MessagingSettings } from '../settings.ts';
-import { effectiveDefault } from './config-repository.ts';
+import { configs } from './config-repository.ts';
 import type { SmsSendLogRow } from './log-repository.ts';
 import type { SmsAttempt, SmsSender } from './sender.ts';
 import { activeTemplate } from './template-repository.ts';
@@ -49,7 +49,7 @@ export function createSmsAdapter(ctx: AppContext, sender: SmsSender): ChannelAda
     // the channel switch of the messaging settings, and a configuration to send with
     available: async (tenantId) =>
       (await ctx.settings.effective<MessagingSettings>('messaging', tenantId)).smsEnabled &&
-      (await effectiveDefault(ctx.db, tenantId)) !== null,
+      (await configs.effectiveDefault(ctx.db, tenantId)) !== null,
     deliver: (batch) => deliverEach(batch, one),
   };
 }

@@ -47,6 +47,3 @@ export const defaultsOf = (provider: SmsProviderName) => ({
   endpoint: PROVIDERS[provider].defaultEndpoint,
   region: PROVIDERS[provider].defaultRegion,
 });
-
-/** The encryption context binds a stored secret to its row. */
-export const secretContext = (id: number) => `sms_configs.access_key_secret:${id}`;

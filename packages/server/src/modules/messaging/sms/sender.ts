@@ -1,9 +1,10 @@
 import type { AppContext } from '../../../platform/context.ts';
+import { configSecret } from '../../../platform/provider-configs/index.ts';
 import { renderTemplate } from '../render.ts';
-import { secretContext } from './config-checks.ts';
-import { configs, effectiveDefault, type SmsConfigRow } from './config-repository.ts';
+import { configs, type SmsConfigRow } from './config-repository.ts';
 import { logs, type SmsSendLogRow } from './log-repository.ts';
 import { PROVIDERS } from './providers/index.ts';
+import { SMS_SECRET } from './tables.ts';
 import type { SmsTemplateRow } from './template-repository.ts';
 
 /** One SMS to send: the sending tenant, the number, the template code and variables, and where it came from. */
@@ -23,11 +24,12 @@ export type SmsAttempt = {
  */
 export function createSmsSender(ctx: AppContext) {
   const { db, clock, secrets, egress } = ctx;
+  const sealed = configSecret<SmsConfigRow, 'accessKeySecretEncrypted', 'accessKeySecretSet'>(secrets, SMS_SECRET);
 
   /** The configuration the template's owner sends with: the one it names, else the default. */
   async function configFor(template: SmsTemplateRow): Promise<SmsConfigRow | string> {
     if (template.configId === null) {
-      return (await effectiveDefault(db, template.tenantId)) ?? 'No active default SMS configuration applies';
+      return (await configs.effectiveDefault(db, template.tenantId)) ?? 'No active default SMS configuration applies';
     }
     const row = await configs.findById(db, { tenantId: template.tenantId }, template.configId);
     if (!row) return 'The SMS configuration of the template no longer exists';
@@ -60,10 +62,13 @@ export function createSmsSender(ctx: AppContext) {
   async function send(a: SmsAttempt, template: SmsTemplateRow): Promise<SmsSendLogRow> {
     const config = await configFor(template);
     if (typeof config === 'string') return log(a, null, { error: config });
-    let secret: string;
+    let secret: string | null;
     try {
-      secret = secrets.decrypt(config.accessKeySecretEncrypted ?? '', secretContext(config.id));
+      secret = sealed.open(config);
     } catch {
+      secret = null;
+    }
+    if (secret === null) {
       return log(a, config, { error: 'The stored access key secret cannot be decrypted; save it again' });
     }
     const provider = PROVIDERS[config.provider];

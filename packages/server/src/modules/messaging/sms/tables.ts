@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, boolean, index, integer, pgTable, serial, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigserial, index, integer, pgTable, serial, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { createdAt, updatedAt } from '../../../platform/db/columns.ts';
+import { listedConfigColumns, listedConfigIndexes } from '../../../platform/provider-configs/index.ts';
 
 export type SmsProviderName = 'aliyun' | 'tencent';
 
@@ -11,12 +12,10 @@ export type SmsProviderName = 'aliyun' | 'tencent';
 export const smsConfigs = pgTable(
   'sms_configs',
   {
-    id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
-    name: text('name').notNull(),
+    ...listedConfigColumns(),
     provider: text('provider').$type<SmsProviderName>().notNull(),
     accessKeyId: text('access_key_id').notNull(),
-    /** ctx.secrets.encrypt(secret, `sms_configs.access_key_secret:<id>`) */
+    /** encrypted with `sms_configs.access_key_secret:<id>` as context */
     accessKeySecretEncrypted: text('access_key_secret_encrypted'),
     signName: text('sign_name').notNull(),
     /** Tencent's SmsSdkAppId; null for Aliyun */
@@ -24,17 +23,17 @@ export const smsConfigs = pgTable(
     region: text('region').notNull(),
     /** the provider's official endpoint unless a private deployment (or a test) sets another */
     endpoint: text('endpoint').notNull(),
-    isDefault: boolean('is_default').notNull().default(false),
-    status: text('status').$type<'active' | 'disabled'>().notNull().default('active'),
-    remark: text('remark').notNull().default(''),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
   },
-  (t) => [
-    uniqueIndex('sms_configs_tenant_name').on(sql`coalesce(${t.tenantId}, 0)`, t.name),
-    uniqueIndex('sms_configs_one_default').on(sql`coalesce(${t.tenantId}, 0)`).where(sql`${t.isDefault}`),
-  ],
+  (t) => listedConfigIndexes('sms_configs', t),
 );
+
+/** The access key secret's encryption context (`sms_configs.access_key_secret:<id>`) and its flag in answers. */
+export const SMS_SECRET = {
+  table: 'sms_configs',
+  column: 'access_key_secret',
+  key: 'accessKeySecretEncrypted',
+  flag: 'accessKeySecretSet',
+} as const;
 
 /**
  * SMS templates: the provider-side template (registered with the provider) plus a local preview

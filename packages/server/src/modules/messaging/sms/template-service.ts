@@ -1,7 +1,7 @@
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { AppContext } from '../../../platform/context.ts';
 import type { PageRequest } from '../../../platform/db/scoped.ts';
-import { isUniqueViolation } from '../../../platform/db/sql.ts';
+import { onUniqueViolation, rowOrThrow } from '../../../platform/db/sql.ts';
 import { httpErrors } from '../../../platform/http/errors.ts';
 import { templateVariables } from '../render.ts';
 import * as configRepo from './config-repository.ts';
@@ -32,11 +32,8 @@ export function toTemplateDto(row: repo.SmsTemplateRow) {
 export function createSmsTemplateService(ctx: AppContext) {
   const { db, clock } = ctx;
 
-  async function rowOrThrow(scope: Scope, id: number) {
-    const row = await repo.templates.findById(db, scope, id);
-    if (!row) throw smsErrors.templateNotFound();
-    return row;
-  }
+  const findOrThrow = (scope: Scope, id: number) =>
+    rowOrThrow(repo.templates.findById(db, scope, id), smsErrors.templateNotFound);
 
   /** A configuration id must name one of the caller's own configurations. */
   async function checkConfig(scope: Scope, configId: number | null | undefined) {
@@ -45,14 +42,7 @@ export function createSmsTemplateService(ctx: AppContext) {
       throw httpErrors.invalidField('configId', 'no such SMS configuration');
   }
 
-  async function write<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (err) {
-      if (isUniqueViolation(err)) throw smsErrors.templateCodeExists();
-      throw err;
-    }
-  }
+  const write = <T>(fn: () => Promise<T>) => onUniqueViolation(fn, () => smsErrors.templateCodeExists());
 
   return {
     async list(scope: Scope, q: PageRequest & { keyword?: string; status?: Status }) {
@@ -60,7 +50,7 @@ export function createSmsTemplateService(ctx: AppContext) {
       return { ...page, list: page.list.map(toTemplateDto) };
     },
 
-    get: async (scope: Scope, id: number) => toTemplateDto(await rowOrThrow(scope, id)),
+    get: async (scope: Scope, id: number) => toTemplateDto(await findOrThrow(scope, id)),
 
     async create(scope: Scope, input: SmsTemplateInput) {
       await checkConfig(scope, input.configId);
@@ -84,7 +74,7 @@ export function createSmsTemplateService(ctx: AppContext) {
     },
 
     async update(scope: Scope, id: number, patch: Partial<SmsTemplateInput>) {
-      await rowOrThrow(scope, id);
+      await findOrThrow(scope, id);
       await checkConfig(scope, patch.configId);
       const row = await write(() => repo.templates.update(db, scope, id, { ...patch, updatedAt: clock() }));
       if (!row) throw smsErrors.templateNotFound();

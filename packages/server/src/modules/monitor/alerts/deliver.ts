@@ -1,4 +1,5 @@
 import type { AppContext } from '../../../platform/context.ts';
+import { secretContext } from '../../../platform/crypto/secrets.ts';
 import { EgressError } from '../../../platform/egress/errors.ts';
 import { failureText, sendWebhook } from '../../../platform/egress/webhook.ts';
 import { signingSecrets, type WebhookSecretContexts } from '../../../platform/egress/webhook-secrets.ts';
@@ -11,8 +12,8 @@ const WEBHOOK_TIMEOUT_MS = 8000;
 
 /** Where a rule's webhook signing secrets are encrypted: bound to the row and column. */
 export const secretContexts = (id: number): WebhookSecretContexts => ({
-  current: `error_alert_rules.webhook_secret:${id}`,
-  previous: `error_alert_rules.webhook_previous_secret:${id}`,
+  current: secretContext('error_alert_rules', 'webhook_secret', id),
+  previous: secretContext('error_alert_rules', 'webhook_previous_secret', id),
 });
 
 export type AlertNotify = Notifier['notify'];

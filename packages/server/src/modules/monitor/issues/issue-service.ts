@@ -1,5 +1,6 @@
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { AppContext } from '../../../platform/context.ts';
+import { rowOrThrow } from '../../../platform/db/sql.ts';
 import { httpErrors } from '../../../platform/http/errors.ts';
 import type { ErrorLevel, IssueStatus } from '../tables.ts';
 import type { IssuesDeps } from './deps.ts';
@@ -22,11 +23,7 @@ export function createIssueService(ctx: AppContext, deps: IssuesDeps) {
   const { db, clock } = ctx;
   const restore = deps.restore ?? (async () => null);
 
-  async function load(scope: Scope, id: number) {
-    const row = await repo.groups.findById(db, scope, id);
-    if (!row) throw issueErrors.groupNotFound();
-    return row;
-  }
+  const load = (scope: Scope, id: number) => rowOrThrow(repo.groups.findById(db, scope, id), issueErrors.groupNotFound);
 
   /** All or nothing (docs/api-conventions.md): any id outside the scope answers 404 naming it. */
   async function assertAllExist(scope: Scope, ids: number[]) {

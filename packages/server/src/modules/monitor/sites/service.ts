@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Static } from 'typebox';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { AppContext } from '../../../platform/context.ts';
-import { isUniqueViolation } from '../../../platform/db/sql.ts';
+import { onUniqueViolation } from '../../../platform/db/sql.ts';
 import { siteErrors } from './errors.ts';
 import { deleteSite, pageSites, type SiteRow, sites } from './repository.ts';
 import type { SiteCreate, SiteQuery, SiteUpdate } from './schemas.ts';
@@ -30,15 +30,6 @@ function view(row: SiteRow) {
   };
 }
 
-async function mapUnique<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (err) {
-    if (isUniqueViolation(err)) throw siteErrors.nameExists();
-    throw err;
-  }
-}
-
 /** Sites that report front-end errors anonymously (spec §4.6 rule 1), managed per tenant. */
 export function createSiteService(ctx: AppContext, cache: Pick<SiteCache, 'changed'>) {
   const tenantOf = (scope: Scope) => {
@@ -56,25 +47,27 @@ export function createSiteService(ctx: AppContext, cache: Pick<SiteCache, 'chang
       return view(row);
     },
     async create(scope: Scope, body: Static<typeof SiteCreate>) {
-      const row = await mapUnique(
+      const row = await onUniqueViolation(
         sites.insert(ctx.db, tenantOf(scope), {
           name: body.name,
           allowedOrigins: lower(body.allowedOrigins),
           status: body.status ?? 'active',
           siteKey: newSiteKey(),
         }),
+        () => siteErrors.nameExists(),
       );
       await cache.changed(row.siteKey);
       return view(row);
     },
     async update(scope: Scope, id: number, body: Static<typeof SiteUpdate>) {
-      const row = await mapUnique(
+      const row = await onUniqueViolation(
         sites.update(ctx.db, scope, id, {
           ...(body.name !== undefined ? { name: body.name } : {}),
           ...(body.allowedOrigins !== undefined ? { allowedOrigins: lower(body.allowedOrigins) } : {}),
           ...(body.status !== undefined ? { status: body.status } : {}),
           updatedAt: ctx.clock(),
         }),
+        () => siteErrors.nameExists(),
       );
       if (!row) throw siteErrors.notFound();
       await cache.changed(row.siteKey);

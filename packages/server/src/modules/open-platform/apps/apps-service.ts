@@ -1,7 +1,7 @@
 import { type Scope, userOf } from '../../../platform/auth/principal.ts';
 import type { AppContext } from '../../../platform/context.ts';
 import type { PageRequest } from '../../../platform/db/scoped.ts';
-import { isUniqueViolation } from '../../../platform/db/sql.ts';
+import { onUniqueViolation, rowOrThrow } from '../../../platform/db/sql.ts';
 import { revokeTokensOutsideScopes } from '../oauth/tokens.ts';
 import { checkAppSettings } from './app-rules.ts';
 import * as repo from './apps-repository.ts';
@@ -37,20 +37,10 @@ export function toAppDto(row: repo.AppRow) {
 export function createAppsService(ctx: AppContext, deps: AppsDeps & { clients: ClientCache }) {
   const { db, clock } = ctx;
 
-  async function rowOrThrow(scope: Scope, id: number) {
-    const row = await repo.apps.findById(db, scope, id);
-    if (!row) throw appErrors.appNotFound();
-    return row;
-  }
+  const findOrThrow = (scope: Scope, id: number) =>
+    rowOrThrow(repo.apps.findById(db, scope, id), appErrors.appNotFound);
 
-  async function uniqueName<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (err) {
-      if (isUniqueViolation(err)) throw appErrors.nameExists();
-      throw err;
-    }
-  }
+  const uniqueName = <T>(fn: () => Promise<T>) => onUniqueViolation(fn, () => appErrors.nameExists());
 
   return {
     scopes: () => deps.scopes.all().map((s) => ({ name: s.name, description: s.description, userOnly: !!s.userOnly })),
@@ -60,7 +50,7 @@ export function createAppsService(ctx: AppContext, deps: AppsDeps & { clients: C
       return { ...page, list: page.list.map(toAppDto) };
     },
 
-    get: async (scope: Scope, id: number) => toAppDto(await rowOrThrow(scope, id)),
+    get: async (scope: Scope, id: number) => toAppDto(await findOrThrow(scope, id)),
 
     async create(scope: Scope, input: AppCreateInput) {
       const settings = { ...input, homepageUrl: input.homepageUrl ?? '', logoUrl: input.logoUrl ?? '' };
@@ -126,7 +116,7 @@ export function createAppsService(ctx: AppContext, deps: AppsDeps & { clients: C
 
     /** A new secret, shown once; the replaced one keeps working for `graceSeconds` so clients can switch over. */
     async rotateSecret(scope: Scope, id: number, graceSeconds = DEFAULT_GRACE_SECONDS) {
-      const current = await rowOrThrow(scope, id);
+      const current = await findOrThrow(scope, id);
       if (current.clientType !== 'confidential') throw appErrors.publicClientHasNoSecret();
       const secret = newClientSecret();
       const now = clock();

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { AppContext } from '../../../platform/context.ts';
+import { rowOrThrow } from '../../../platform/db/sql.ts';
 import type { Deliverer } from './deliver.ts';
 import { webhookErrors } from './errors.ts';
 import { TEST_EVENT } from './events.ts';
@@ -24,11 +25,8 @@ export function toDeliveryDto(row: DeliveryRow) {
 export function createDeliveryService(ctx: AppContext, deps: { deliverer: Deliverer; subs: SubscriptionService }) {
   const { db, clock } = ctx;
 
-  async function rowOrThrow(scope: Scope, id: number): Promise<DeliveryRow> {
-    const row = await repo.deliveries.findById(db, scope, id);
-    if (!row) throw webhookErrors.deliveryNotFound();
-    return row;
-  }
+  const findOrThrow = (scope: Scope, id: number): Promise<DeliveryRow> =>
+    rowOrThrow(repo.deliveries.findById(db, scope, id), webhookErrors.deliveryNotFound);
 
   async function detail(row: DeliveryRow) {
     const attemptLog = (await repo.attemptsOf(db, row.id)).map(
@@ -59,7 +57,7 @@ export function createDeliveryService(ctx: AppContext, deps: { deliverer: Delive
       createdAt: now,
     });
     const [recorded] = await deps.deliverer.deliverClaimed([row]);
-    return detail(recorded ?? (await rowOrThrow(scope, row.id)));
+    return detail(recorded ?? (await findOrThrow(scope, row.id)));
   }
 
   return {
@@ -68,10 +66,10 @@ export function createDeliveryService(ctx: AppContext, deps: { deliverer: Delive
       return { ...page, list: page.list.map(toDeliveryDto) };
     },
 
-    get: async (scope: Scope, id: number) => detail(await rowOrThrow(scope, id)),
+    get: async (scope: Scope, id: number) => detail(await findOrThrow(scope, id)),
 
     async sendTest(scope: Scope, subscriptionId: number) {
-      const sub = await deps.subs.rowOrThrow(scope, subscriptionId);
+      const sub = await deps.subs.findOrThrow(scope, subscriptionId);
       const eventId = randomUUID();
       const payload: WebhookPayload = {
         id: eventId,
@@ -84,8 +82,8 @@ export function createDeliveryService(ctx: AppContext, deps: { deliverer: Delive
     },
 
     async redeliver(scope: Scope, id: number) {
-      const original = await rowOrThrow(scope, id);
-      const sub = await deps.subs.rowOrThrow(scope, original.subscriptionId);
+      const original = await findOrThrow(scope, id);
+      const sub = await deps.subs.findOrThrow(scope, original.subscriptionId);
       return sendNow(scope, sub, {
         eventId: original.eventId,
         eventType: original.eventType,

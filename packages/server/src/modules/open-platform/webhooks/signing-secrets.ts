@@ -1,3 +1,4 @@
+import { secretContext } from '../../../platform/crypto/secrets.ts';
 import type { WebhookSecretContexts } from '../../../platform/egress/webhook-secrets.ts';
 
 /**
@@ -5,6 +6,6 @@ import type { WebhookSecretContexts } from '../../../platform/egress/webhook-sec
  * context binds each value to its row and column.
  */
 export const secretContexts = (id: number): WebhookSecretContexts => ({
-  current: `open_webhook_subscriptions.secret:${id}`,
-  previous: `open_webhook_subscriptions.previous_secret:${id}`,
+  current: secretContext('open_webhook_subscriptions', 'secret', id),
+  previous: secretContext('open_webhook_subscriptions', 'previous_secret', id),
 });

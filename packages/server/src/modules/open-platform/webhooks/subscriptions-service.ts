@@ -1,7 +1,7 @@
 import { type Scope, userOf } from '../../../platform/auth/principal.ts';
 import type { AppContext } from '../../../platform/context.ts';
 import type { PageRequest } from '../../../platform/db/scoped.ts';
-import { isUniqueViolation } from '../../../platform/db/sql.ts';
+import { onUniqueViolation, rowOrThrow } from '../../../platform/db/sql.ts';
 import { rotateWebhookSecret } from '../../../platform/egress/webhook-secrets.ts';
 import { checkSubscriptionFields } from './checks.ts';
 import { webhookErrors } from './errors.ts';
@@ -27,30 +27,20 @@ export function createSubscriptionService(ctx: AppContext, events: WebhookEventR
   const { db, clock, secrets } = ctx;
   const checkDeps = { db, egress: ctx.egress, events };
 
-  async function rowOrThrow(scope: Scope, id: number): Promise<SubscriptionRow> {
-    const row = await repo.subscriptions.findById(db, scope, id);
-    if (!row) throw webhookErrors.subscriptionNotFound();
-    return row;
-  }
+  const findOrThrow = (scope: Scope, id: number): Promise<SubscriptionRow> =>
+    rowOrThrow(repo.subscriptions.findById(db, scope, id), webhookErrors.subscriptionNotFound);
 
-  async function write<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (err) {
-      if (isUniqueViolation(err)) throw webhookErrors.urlExists();
-      throw err;
-    }
-  }
+  const write = <T>(fn: () => Promise<T>) => onUniqueViolation(fn, () => webhookErrors.urlExists());
 
   return {
-    rowOrThrow,
+    findOrThrow,
 
     async list(scope: Scope, q: PageRequest & { appId?: number; status?: SubscriptionStatus }) {
       const page = await repo.pageSubscriptions(db, scope, q);
       return { ...page, list: page.list.map(toSubscriptionDto) };
     },
 
-    get: async (scope: Scope, id: number) => toSubscriptionDto(await rowOrThrow(scope, id)),
+    get: async (scope: Scope, id: number) => toSubscriptionDto(await findOrThrow(scope, id)),
 
     async create(scope: Scope, input: SubscriptionCreateInput) {
       await checkSubscriptionFields(checkDeps, scope, input);
@@ -78,7 +68,7 @@ export function createSubscriptionService(ctx: AppContext, events: WebhookEventR
     },
 
     async update(scope: Scope, id: number, patch: SubscriptionUpdateInput) {
-      await rowOrThrow(scope, id);
+      await findOrThrow(scope, id);
       await checkSubscriptionFields(checkDeps, scope, { url: patch.url, events: patch.events });
       const row = await write(() => repo.subscriptions.update(db, scope, id, { ...patch, updatedAt: clock() }));
       if (!row) throw webhookErrors.subscriptionNotFound();
@@ -92,7 +82,7 @@ export function createSubscriptionService(ctx: AppContext, events: WebhookEventR
     },
 
     async setStatus(scope: Scope, id: number, status: SubscriptionStatus) {
-      const current = await rowOrThrow(scope, id);
+      const current = await findOrThrow(scope, id);
       if (current.status === status) return toSubscriptionDto(current);
       const now = clock();
       const row = await repo.subscriptions.update(
@@ -116,7 +106,7 @@ export function createSubscriptionService(ctx: AppContext, events: WebhookEventR
 
     /** A new secret; the old one keeps signing too for `graceSeconds` (receivers accept either). */
     async rotateSecret(scope: Scope, id: number, graceSeconds = 86_400) {
-      const current = await rowOrThrow(scope, id);
+      const current = await findOrThrow(scope, id);
       const now = clock();
       const { secret, columns } = rotateWebhookSecret(secrets, current, secretContexts(id), graceSeconds, now);
       const row = await repo.subscriptions.update(db, scope, id, { ...columns, updatedAt: now });
