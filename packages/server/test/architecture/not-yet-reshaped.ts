@@ -4,7 +4,6 @@
  */
 export const NOT_YET_RESHAPED: ReadonlySet<string> = new Set([
   'modules/files/index.ts job-outside-jobs-file',
-  'modules/files/routes/storage-configs.ts route-gets-context',
   'modules/messaging/dispatch/deliver.ts sql-outside-repository',
   'modules/messaging/dispatch/digest.ts sql-outside-repository',
   'modules/messaging/dispatch/digest.ts transaction-outside-service',
@@ -20,7 +19,6 @@ export const NOT_YET_RESHAPED: ReadonlySet<string> = new Set([
   'modules/messaging/policies/preferences-service.ts sql-outside-repository',
   'modules/messaging/policies/unsubscribe-routes.ts route-gets-context',
   'modules/messaging/policies/unsubscribe-routes.ts transaction-outside-service',
-  'modules/messaging/push/routes/config.ts route-gets-context',
   'modules/monitor/alerts/deliver.ts deep-import-across-modules',
   'modules/monitor/alerts/evaluate.ts sql-outside-repository',
   'modules/monitor/alerts/index.ts job-outside-jobs-file',

@@ -3,9 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { eq } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerStorageRoutes } from '../../src/modules/files/routes/storage-configs.ts';
 import { storageConfigs } from '../../src/modules/files/storage/tables.ts';
 import { createStorageResolver, type StorageResolver } from '../../src/modules/files/storage-resolver.ts';
 import { createS3Provider } from '../../src/platform/storage/s3.ts';
@@ -37,11 +35,6 @@ beforeAll(async () => {
   t = await createTestApp({
     // the one local S3 server is reachable through the egress allow-list, nothing else local is
     env: { DATA_DIR: dataDir, EGRESS_ALLOW_HOSTS: new URL(s3.endpoint).host },
-    // Until the files module mounts them, the test mounts the routes itself.
-    extraRoutes: (app: FastifyInstance) => {
-      if (!app.hasRoute({ method: 'GET', url: '/api/storage-configs' }))
-        registerStorageRoutes(app, app.ctx, createStorageResolver(app.ctx));
-    },
   });
   other = await createTenant(t);
   reader = await createUserWithPermissions(t, ['system:storage:list']);

@@ -12,6 +12,7 @@ import { fileRoutes } from './routes/files.ts';
 import { registerStorageRoutes } from './routes/storage-configs.ts';
 import { uploadRoutes } from './routes/uploads.ts';
 import { filesSettings } from './settings.ts';
+import { createStorageConfigService } from './storage/configs-service.ts';
 import { createStorageResolver } from './storage-resolver.ts';
 import { createChunkedUploads } from './uploads-service.ts';
 
@@ -36,6 +37,7 @@ export function createFilesModule(ctx: AppContext) {
   const store = createObjectStore(ctx);
   const files = createFilesService(ctx, { resolver, store, refs });
   const uploads = createChunkedUploads(ctx, { resolver, store });
+  const storageConfigs = createStorageConfigService(ctx, resolver);
   const collector = createCollector(ctx, resolver);
 
   const tasks = systemTasks({
@@ -72,7 +74,7 @@ export function createFilesModule(ctx: AppContext) {
         });
         fileRoutes(scope, files);
         uploadRoutes(scope, uploads, files);
-        registerStorageRoutes(scope, ctx, resolver);
+        registerStorageRoutes(scope, storageConfigs);
       });
       app.addHook('onClose', async () => resolver.close());
     },

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../../platform/context.ts';
 import { route } from '../../../platform/http/route.ts';
 import { IdParams, Ok, PageOf } from '../../../platform/http/schemas.ts';
-import { createStorageConfigService, type StorageConfigService } from '../storage/configs-service.ts';
+import type { StorageConfigService } from '../storage/configs-service.ts';
 import {
   StorageConfig,
   StorageConfigCreate,
@@ -10,18 +9,11 @@ import {
   StorageConfigUpdate,
   StorageTestResult,
 } from '../storage/schemas.ts';
-import type { StorageResolver } from '../storage-resolver.ts';
 
 const tags = ['Files'];
 
 /** `/api/storage-configs`: admin-managed storage configurations of the caller's tenant. */
-export function registerStorageRoutes(
-  app: FastifyInstance,
-  ctx: AppContext,
-  resolver: StorageResolver,
-): StorageConfigService {
-  const configs = createStorageConfigService(ctx, resolver);
-
+export function registerStorageRoutes(app: FastifyInstance, configs: StorageConfigService) {
   route(app, {
     method: 'GET',
     url: '/api/storage-configs',
@@ -126,6 +118,4 @@ export function registerStorageRoutes(
     },
     handler: async (req) => configs.test(req.scope, req.params.id),
   });
-
-  return configs;
 }

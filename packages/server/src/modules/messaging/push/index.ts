@@ -3,6 +3,7 @@ import type { MessagingArea, MessagingDeps } from '../deps.ts';
 import { createPushAdapter } from './adapter.ts';
 import { createPushConfigService } from './config-service.ts';
 import { createPushDeviceService } from './device-service.ts';
+import { createPushLogService } from './log-service.ts';
 import { pushAdminRoutes } from './routes/config.ts';
 import { pushDeviceRoutes } from './routes/devices.ts';
 
@@ -10,11 +11,12 @@ import { pushDeviceRoutes } from './routes/devices.ts';
 export function createPush(ctx: AppContext, _deps: MessagingDeps): MessagingArea {
   const config = createPushConfigService(ctx);
   const devices = createPushDeviceService(ctx);
+  const logs = createPushLogService(ctx.db);
   return {
     adapter: createPushAdapter(ctx, config),
     register(app) {
       pushDeviceRoutes(app, devices);
-      pushAdminRoutes(app, ctx, config);
+      pushAdminRoutes(app, config, logs);
     },
   };
 }

@@ -1,15 +1,14 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../../../platform/context.ts';
 import { route } from '../../../../platform/http/route.ts';
 import { PageOf } from '../../../../platform/http/schemas.ts';
 import type { PushConfigService } from '../config-service.ts';
-import { pageLogs } from '../log-repository.ts';
+import type { PushLogService } from '../log-service.ts';
 import { PushConfigSave, PushConfigView, PushSendLog, PushSendLogQuery } from '../schemas.ts';
 
 const tags = ['Push'];
 
 /** `/api/push-config` and `/api/push-send-logs`: the push provider settings and the send history. */
-export function pushAdminRoutes(app: FastifyInstance, ctx: AppContext, config: PushConfigService) {
+export function pushAdminRoutes(app: FastifyInstance, config: PushConfigService, logs: PushLogService) {
   route(app, {
     method: 'GET',
     url: '/api/push-config',
@@ -53,6 +52,6 @@ export function pushAdminRoutes(app: FastifyInstance, ctx: AppContext, config: P
       querystring: PushSendLogQuery,
       response: PageOf(PushSendLog),
     },
-    handler: async (req) => pageLogs(ctx.db, req.scope, req.query),
+    handler: async (req) => logs.list(req.scope, req.query),
   });
 }
