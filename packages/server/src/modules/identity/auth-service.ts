@@ -57,7 +57,6 @@ export function createAuthService(ctx: AppContext, sessions: Sessions) {
       input: LoginInput,
       client: ClientInfo,
     ): Promise<TokenPair & { user: { id: number; username: string; nickname: string; tenantId: number | null } }> {
-      await limit(`ratelimit:login:ip:${client.ip}`, config.loginIpLimitPerMinute);
       const tenantId = await tenantIdOf(input.tenantCode);
       const settings = await security(tenantId ?? null);
       if (settings.captchaEnabled) {

@@ -65,7 +65,6 @@ export function memberRoutes(app: FastifyInstance, ctx: AppContext) {
     schema: { tags, summary: 'Delete a member', params: IdParams, response: Ok },
     handler: async (req) => {
       await service.deleteMember(db, req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 }

@@ -97,7 +97,7 @@ export function createRealtimeHub(deps: { db: Db; cache: Cache; clock: () => Dat
       app.route({
         method: 'GET',
         url: '/api/ws',
-        config: { operation: 'realtime.connect', auth: 'public', audit: false, envelope: false },
+        config: { operation: 'realtime.connect', auth: 'public', audit: false },
         schema: {
           tags: ['Notices'],
           summary: 'Live push over WebSocket; resume with lastEventId after a reconnect',

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../../platform/context.ts';
 import { httpErrors } from '../../../platform/http/errors.ts';
+import { replyFormats } from '../../../platform/http/reply-formats.ts';
 import { route } from '../../../platform/http/route.ts';
 import { IdParams, Ok, PageOf } from '../../../platform/http/schemas.ts';
 import { filesErrors } from '../errors.ts';
@@ -81,7 +82,6 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext, files: FilesSe
     },
     handler: async (req) => {
       await files.remove(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 
@@ -90,8 +90,7 @@ export function fileRoutes(app: FastifyInstance, ctx: AppContext, files: FilesSe
     url: '/api/files/:id/content',
     operation: 'files.file.content',
     auth: 'optional',
-    envelope: false,
-    produces: 'application/octet-stream',
+    reply: replyFormats.body('application/octet-stream'),
     schema: {
       tags,
       summary: 'Download the content (Range, ETag / If-None-Match)',

@@ -93,7 +93,6 @@ export function registerStorageRoutes(
     },
     handler: async (req) => {
       await configs.remove(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 

@@ -61,6 +61,8 @@ export function authRoutes(app: FastifyInstance, ctx: AppContext, auth: AuthServ
     url: '/api/auth/login',
     operation: 'identity.session.login',
     auth: 'public',
+    // per client IP across accounts, before the body is read; the per-account limit is the service's
+    rateLimit: { key: 'ip', max: ctx.config.loginIpLimitPerMinute, windowSeconds: 60 },
     schema: {
       tags: ['Auth'],
       summary: 'Sign in: returns a short-lived access token and a rotating refresh token',
