@@ -151,6 +151,9 @@ export function route<S extends Schemas, R extends boolean = false>(app: Fastify
   const consumes = def.consumes ?? (body ? ['application/json' as const] : undefined);
   const readsItself = consumes?.some((m) => READS_ITSELF.includes(m)) ?? false;
   if (def.rawBody && readsItself) throw new Error(`${def.operation}: rawBody needs a body the kernel parses`);
+  if (def.bodyLimit !== undefined && !(Number.isInteger(def.bodyLimit) && def.bodyLimit >= 1)) {
+    throw new Error(`${def.operation}: bodyLimit must be a whole number of bytes ≥ 1`);
+  }
   for (const [part, schema] of Object.entries({ params, querystring, body })) {
     if (schema) assertBounded(def.operation, part, schema);
   }
