@@ -2,13 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OAUTH_ERROR_STATUS } from '../../src/platform/http/errors.ts';
+import { replyFormats } from '../../src/platform/http/reply-formats.ts';
 import { route } from '../../src/platform/http/route.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { type SeededClient, seedClient } from '../open-platform/oauth-helpers.ts';
 
 /**
  * The kernel's side of the OAuth endpoints (spec §7.1, docs/api-conventions.md): every error of
- * an `errorFormat: 'oauth'` route, the kernel's own included, is `{error, error_description}`
+ * a `replyFormats.oauth` route, the kernel's own included, is `{error, error_description}`
  * with the code's status and no-store; the form parser; a database outage as a 503.
  */
 const FORM = 'application/x-www-form-urlencoded';
@@ -19,7 +20,7 @@ function echoRoute(app: FastifyInstance) {
     url: '/api/test/form-echo',
     operation: 'test.form.echo',
     auth: 'public',
-    envelope: false,
+    reply: replyFormats.body(),
     consumes: ['application/x-www-form-urlencoded'],
     schema: {
       tags: ['Docs'],

@@ -64,7 +64,6 @@ export function createAuthService({
       input: LoginInput,
       client: ClientInfo,
     ): Promise<TokenPair & { user: { id: number; username: string; nickname: string; tenantId: number | null } }> {
-      await limit(`ratelimit:login:ip:${client.ip}`, config.loginIpLimitPerMinute);
       const tenantId = await tenantIdOf(input.tenantCode);
       const settings = await security(tenantId ?? null);
       if (settings.captchaEnabled) {

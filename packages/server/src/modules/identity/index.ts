@@ -55,7 +55,7 @@ export function createIdentityModule(ctx: AppContext) {
       const permissionCodes = () => app.permissionCodes;
       const roles = createRolesService({ ...ctx, sessions, permissionCodes });
       const tenants = createTenantsService({ ...ctx, sessions, permissionCodes });
-      authRoutes(app, auth, sessions, profile);
+      authRoutes(app, auth, sessions, profile, ctx.config);
       usersRoutes(app, users);
       rolesRoutes(app, roles);
       menusRoutes(app, menus);

@@ -3,7 +3,7 @@ import type { UserPrincipal } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { randomToken, sha256 } from '../../platform/crypto/digest.ts';
 import type { Db } from '../../platform/db/client.ts';
-import type { AuthResolver } from '../../platform/http/server.ts';
+import type { AuthResolver } from '../../platform/http/authentication.ts';
 import { accessTokens } from './access-token.ts';
 import * as repo from './auth-repository.ts';
 import { identityErrors } from './errors.ts';

@@ -210,7 +210,6 @@ export function createUsersService({
         updatedAt: now,
       });
       await sessions.revoke({ userIds: [id] }, 'password_reset');
-      return { ok: true as const };
     },
 
     async unlock(scope: Scope, id: number) {

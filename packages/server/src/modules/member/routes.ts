@@ -64,7 +64,6 @@ export function memberRoutes(app: FastifyInstance, members: MemberService) {
     schema: { tags, summary: 'Delete a member', params: IdParams, response: Ok },
     handler: async (req) => {
       await members.remove(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 }

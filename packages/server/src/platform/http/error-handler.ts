@@ -1,44 +1,33 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type FieldError, httpErrors, oauthErrorBody, oauthErrorStatus } from './errors.ts';
+import { AppError, type FieldError, httpErrors } from './errors.ts';
+import { envelopeErrors, envelopeOf } from './reply-formats.ts';
 
 /**
  * Every error a client sees, in one place: thrown AppErrors, validation, the framework's own
  * refusals (bad JSON, sizes, media types, URLs, sockets) and anything unexpected, each answered
- * as the envelope `{ code, error, message, details?, requestId }` (or RFC 6749 §5.2 on OAuth
- * routes) with `X-Request-Id`. A 500 shows no internals; its log line has them, without query
- * parameters. A client's bad input is logged once, at `info`, or `warn` when it reached the
- * database (a schema should have refused it: the fuzz test fails on those).
+ * in the route's reply format (route `reply`: the envelope `{ code, error, message, details?,
+ * requestId }` unless the route answers a protocol's shape) with `X-Request-Id`. A 500 shows no
+ * internals; its log line has them, without query parameters. A client's bad input is logged
+ * once, at `info`, or `warn` when it reached the database (a schema should have refused it: the
+ * fuzz test fails on those). An AppError's `internal` detail goes to that log line only.
  */
 export async function handleError(err: FastifyError | AppError, req: FastifyRequest, reply: FastifyReply) {
   const appErr = toAppError(err);
-  if (appErr.status >= 500) req.log.error({ err: loggable(err) }, 'request failed');
+  const internal = appErr.internal === undefined ? {} : { internal: appErr.internal };
+  if (appErr.status >= 500) req.log.error({ err: loggable(err), ...internal }, 'request failed');
   // the database's message quotes the value (`invalid input syntax for type integer: "…"`): not logged
   else if (appErr.key === 'request.invalid_value')
     req.log.warn({ sqlState: sqlState(err), query: queryOf(err) }, 'input reached the database');
-  else req.log.info({ error: appErr.key, status: appErr.status }, 'request rejected');
+  else req.log.info({ error: appErr.key, status: appErr.status, ...internal }, 'request rejected');
   if (appErr.headers) reply.headers(appErr.headers);
-  reply.header('x-request-id', req.id);
-  if (req.routeOptions?.config?.errorFormat === 'oauth') {
-    // RFC 6749 §5.1/§5.2: protocol answers, errors included, are never cached
-    reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
-    const body = oauthErrorBody(appErr);
-    return reply.code(oauthErrorStatus(appErr, body.error)).send(body);
-  }
-  return reply.code(appErr.status).type('application/json; charset=utf-8').send(envelopeOf(appErr, req.id));
-}
-
-function envelopeOf(appErr: AppError, requestId: string) {
-  return {
-    code: appErr.status,
-    error: appErr.key,
-    message: appErr.message,
-    ...(appErr.details ? { details: appErr.details } : {}),
-    ...(appErr.retryAfter !== undefined ? { retryAfter: appErr.retryAfter } : {}),
-    ...appErr.extra,
-    requestId,
-  };
+  const format = req.routeOptions?.config?.reply?.error ?? envelopeErrors;
+  reply
+    .header('x-request-id', req.id)
+    .code(appErr.status)
+    .type(format.mediaType ?? 'application/json; charset=utf-8');
+  return reply.send(format.body(appErr, reply));
 }
 
 /** Fastify's `frameworkErrors`: a URL that is not valid percent-encoding, a path parameter too long. */

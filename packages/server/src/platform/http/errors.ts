@@ -16,6 +16,11 @@ export class AppError extends Error {
   readonly retryAfter: number | undefined;
   /** further top-level body fields (an OAuth authorize error's `redirectUrl`) */
   readonly extra: Record<string, unknown> | undefined;
+  /**
+   * What only the operator may see (which check failed, an upstream's answer): logged with the
+   * request id by the error handler, never sent to the client.
+   */
+  readonly internal: string | object | undefined;
 
   constructor(
     status: number,
@@ -26,6 +31,7 @@ export class AppError extends Error {
       headers?: Record<string, string>;
       retryAfter?: number;
       extra?: Record<string, unknown>;
+      internal?: string | object;
     },
   ) {
     super(message);
@@ -33,6 +39,7 @@ export class AppError extends Error {
     this.key = key;
     this.details = opts?.details;
     this.extra = opts?.extra;
+    this.internal = opts?.internal;
     this.retryAfter = opts?.retryAfter;
     this.headers =
       opts?.retryAfter === undefined ? opts?.headers : { ...opts?.headers, 'retry-after': String(opts.retryAfter) };
@@ -101,14 +108,15 @@ export type OAuthErrorCode = keyof typeof OAUTH_ERROR_STATUS;
 export function oauthError(
   code: OAuthErrorCode,
   description: string,
-  opts?: { headers?: Record<string, string>; extra?: Record<string, unknown> },
+  opts?: { headers?: Record<string, string>; extra?: Record<string, unknown>; internal?: string | object },
 ): AppError {
   return new AppError(OAUTH_ERROR_STATUS[code], code, description, opts);
 }
 
 /**
  * The wire shape of a protocol error (RFC 6749 §5.2): the response schema of every error status
- * of an `errorFormat: 'oauth'` route, so the serializer does not demand the envelope's fields.
+ * of a route answering `replyFormats.oauth` errors, so the serializer does not demand the
+ * envelope's fields.
  */
 export const OAuthErrorBody = Type.Object(
   {

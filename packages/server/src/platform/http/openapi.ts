@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { replyFormats } from './reply-formats.ts';
 import { route } from './route.ts';
 
 /** Tags of spec §4.2, in display order; a route's tags must be one of these. */
@@ -100,7 +101,7 @@ export async function registerDocsRoutes(app: FastifyInstance): Promise<void> {
     url: '/api/openapi.json',
     operation: 'docs.openapi.get',
     auth: 'public',
-    envelope: false,
+    reply: replyFormats.body(),
     schema: {
       tags: ['Docs'],
       summary: 'OpenAPI 3.1 document, generated at run time from the route declarations',
@@ -113,8 +114,7 @@ export async function registerDocsRoutes(app: FastifyInstance): Promise<void> {
     url: '/api/docs',
     operation: 'docs.reference.get',
     auth: 'public',
-    envelope: false,
-    produces: 'text/html',
+    reply: replyFormats.body('text/html'),
     schema: {
       tags: ['Docs'],
       summary: 'Interactive API reference (Scalar)',

@@ -6,7 +6,10 @@ export type MediaType =
   | 'application/json'
   | 'application/x-www-form-urlencoded'
   | 'multipart/form-data'
-  | 'application/octet-stream';
+  | 'application/octet-stream'
+  /** a string body (payment channels' notifications); see body-parsers.ts */
+  | 'application/xml'
+  | 'text/xml';
 
 /** `Application/JSON; charset=utf-8` → `application/json`. */
 export function mediaTypeOf(header: string | undefined): string {

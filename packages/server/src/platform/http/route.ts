@@ -1,7 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Static, type TSchema, Type } from 'typebox';
+import { captureRawBody } from './body-parsers.ts';
+import { type Cors, corsHeaders, declarePreflight } from './cors.ts';
+import { checkedRateLimit, type RateLimit } from './rate-limit.ts';
+import { type ReplyFormat, replyFormats } from './reply-formats.ts';
 import type { MediaType } from './request-checks.ts';
-import { Envelope } from './schemas.ts';
+import { Ok } from './schemas.ts';
 
 /** Longest path parameter the router takes: signed tokens in links run to 2,000 characters. */
 export const MAX_PARAM_LENGTH = 2048;
@@ -20,20 +24,6 @@ export type AuthMode =
   /** an open-platform application's OAuth 2 access token holding the route's `scopes` (RFC 6750) */
   | 'app';
 
-/**
- * At most `max` requests per `windowSeconds` (a fixed window that starts at the first request)
- * for each caller of one operation; over it the kernel answers 429 `request.rate_limited` with
- * `Retry-After`. Counters live in the cache: Redis when REDIS_URL is set, so every instance counts
- * together. `key` says who a caller is: the client IP (checked before authentication), the
- * signed-in principal (the IP for anonymous calls), or a key the route computes (after
- * authentication, so it may use `req.scope`; it runs in onRequest, before the body is parsed).
- */
-export type RateLimit = {
-  max: number;
-  windowSeconds: number;
-  key: 'ip' | 'user' | ((req: FastifyRequest) => string);
-};
-
 type Schemas = {
   tags: string[];
   summary: string;
@@ -41,7 +31,10 @@ type Schemas = {
   params?: TSchema;
   querystring?: TSchema;
   body?: TSchema;
-  /** The `data` of the envelope (or the whole body when `envelope` is false). */
+  /**
+   * The `data` of the envelope, or what the route's reply format makes of it (the whole body for
+   * `replyFormats.body` and `replyFormats.oauth`); `Type.Null()` for a 204 or 205.
+   */
   response: TSchema;
 };
 
@@ -53,7 +46,10 @@ export type RouteRequest<S extends Schemas> = Omit<FastifyRequest, 'body' | 'que
   params: StaticOr<S['params'], Record<string, never>>;
 };
 
-export type RouteDef<S extends Schemas> = {
+/** HTTP statuses of success a route may declare (RFC 9110 §15.3). */
+export type SuccessStatus = 200 | 201 | 202 | 203 | 204 | 205 | 206 | 207 | 208 | 226;
+
+export type RouteDef<S extends Schemas, R extends boolean = false> = {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   url: string;
   /** dotted `<module>.<resource>.<verb>`: logs, metrics, audit, OpenAPI operationId */
@@ -63,47 +59,57 @@ export type RouteDef<S extends Schemas> = {
   permission?: string;
   /** `auth: 'app'` only: scopes the access token must hold (all of them) */
   scopes?: string[];
-  /**
-   * `oauth` for OAuth 2 protocol endpoints: every error, the kernel's own included, is answered
-   * as RFC 6749 §5.2 `{ error, error_description }` (spec §7.1). Default `envelope`.
-   */
-  errorFormat?: ErrorFormat;
   /** licence feature the route needs */
   feature?: string;
   /** requests per caller and window; shown in OpenAPI as x-rate-limit */
   rateLimit?: RateLimit;
   /** record successful calls in the operation log; default: every non-GET user route */
   audit?: boolean;
-  /** HTTP status of success; default 200 (202: accepted for processing) */
-  status?: 200 | 201 | 202;
+  /**
+   * HTTP status of success, any 2xx; default 200 (201: created, 202: accepted for processing).
+   * A 204 or 205 answers no body whatever the handler returns.
+   */
+  status?: SuccessStatus;
+  /**
+   * How success and every error of the route are answered (reply-formats.ts): default the
+   * envelope; `replyFormats.body(mediaType)` for a document or page of the route's own,
+   * `replyFormats.oauth` for OAuth 2 protocol endpoints, or a format of the route's own (a
+   * payment channel's acknowledgement).
+   */
+  reply?: ReplyFormat;
   /**
    * Media types of the request body; default `application/json` when there is a body schema.
    * Another type is refused with 415. For `multipart/form-data` and `application/octet-stream`
-   * the handler reads the body itself and `schema.body` only documents it.
+   * the handler reads the body itself and `schema.body` only documents it; XML arrives as a string.
    */
   consumes?: MediaType[];
+  /** largest request body in bytes, below the service's BODY_LIMIT_BYTES (413 past it) */
+  bodyLimit?: number;
+  /**
+   * The exact bytes of the request body as `req.rawBody`, besides the parsed body: for
+   * signatures computed over what was sent (payment notifications, webhooks).
+   */
+  rawBody?: R;
+  /** which web pages may read the answers, and the OPTIONS preflight of the URL (cors.ts) */
+  cors?: Cors;
   /** answers besides the success and the kernel's errors, for the document (an HTML error page) */
   responses?: Record<number, { description: string; produces?: string; schema?: TSchema }>;
-  /** false for protocol endpoints that answer their own shape; default true */
-  envelope?: boolean;
-  /** content type of a non-envelope response (text/html, text/plain) */
-  produces?: string;
   schema: S;
-  handler: (req: RouteRequest<S>, reply: FastifyReply) => Promise<unknown>;
+  handler: (
+    req: RouteRequest<S> & (R extends true ? { rawBody: Buffer } : unknown),
+    reply: FastifyReply,
+  ) => Promise<unknown>;
 };
-
-export type ErrorFormat = 'envelope' | 'oauth';
 
 export type RouteConfig = {
   operation: string;
   auth: AuthMode;
   permission?: string;
   scopes?: string[];
-  errorFormat: ErrorFormat;
+  reply: ReplyFormat;
   feature?: string;
   rateLimit?: RateLimit;
   audit: boolean;
-  envelope: boolean;
   consumes?: MediaType[];
   /** a body the handler reads itself (multipart, octet-stream): shown in the document only */
   documentedBody?: TSchema;
@@ -117,21 +123,25 @@ export type RouteConfig = {
 const errorStatuses = [400, 401, 403, 404, 408, 409, 413, 429, 431, 500, 503] as const;
 const READS_ITSELF: MediaType[] = ['multipart/form-data', 'application/octet-stream'];
 
-export function route<S extends Schemas>(app: FastifyInstance, def: RouteDef<S>): void {
-  const envelope = def.envelope ?? true;
-  const status = def.status ?? 200;
+export function route<S extends Schemas, R extends boolean = false>(app: FastifyInstance, def: RouteDef<S, R>): void {
+  const format = def.reply ?? replyFormats.envelope;
+  const status = checkedStatus(def.operation, def.status ?? 200);
+  const noContent = status === 204 || status === 205;
   const { tags, summary, description, params, querystring, body, response } = def.schema;
   const limit = checkedRateLimit(def.operation, def.rateLimit);
   if (def.scopes && def.auth !== 'app') throw new Error(`${def.operation}: scopes apply to auth 'app' routes only`);
-  const success = envelope ? Envelope(response) : response;
+  if (noContent && (response as { type?: unknown }).type !== 'null') {
+    throw new Error(`${def.operation}: a ${status} answers no body: its response schema is Type.Null()`);
+  }
   const responses: Record<number, unknown> = {
-    [status]: def.produces ? { content: { [def.produces]: { schema: success } } } : success,
+    [status]: noContent
+      ? { type: 'null', description: 'No Content' }
+      : documented(format.success.schema(response), format.success.mediaType),
   };
-  const errorBody = def.errorFormat === 'oauth' ? 'OAuthErrorBody#' : 'ErrorBody#';
   const statuses: number[] = [...errorStatuses];
   if (def.url.includes(':')) statuses.push(414);
   if (def.method !== 'GET') statuses.push(415);
-  for (const code of statuses) responses[code] = { $ref: errorBody };
+  for (const code of statuses) responses[code] = documented(format.error.schema, format.error.mediaType);
   for (const [code, r] of Object.entries(def.responses ?? {})) {
     const schema = r.schema ?? Type.String();
     responses[Number(code)] = r.produces
@@ -140,21 +150,26 @@ export function route<S extends Schemas>(app: FastifyInstance, def: RouteDef<S>)
   }
   const consumes = def.consumes ?? (body ? ['application/json' as const] : undefined);
   const readsItself = consumes?.some((m) => READS_ITSELF.includes(m)) ?? false;
+  if (def.rawBody && readsItself) throw new Error(`${def.operation}: rawBody needs a body the kernel parses`);
+  if (def.bodyLimit !== undefined && !(Number.isInteger(def.bodyLimit) && def.bodyLimit >= 1)) {
+    throw new Error(`${def.operation}: bodyLimit must be a whole number of bytes ≥ 1`);
+  }
   for (const [part, schema] of Object.entries({ params, querystring, body })) {
     if (schema) assertBounded(def.operation, part, schema);
   }
   if (body && (def.method === 'PUT' || def.method === 'PATCH')) assertNoDefaults(def.operation, body);
+  if (def.cors)
+    declarePreflight(app, { method: def.method, url: def.url, operation: def.operation, tags, cors: def.cors });
 
   const config: RouteConfig = {
     operation: def.operation,
     auth: def.auth,
     permission: def.permission,
     scopes: def.scopes,
-    errorFormat: def.errorFormat ?? 'envelope',
+    reply: format,
     feature: def.feature,
     rateLimit: limit,
     audit: def.audit ?? (def.method !== 'GET' && def.auth === 'user'),
-    envelope,
     consumes,
     documentedBody: readsItself ? body : undefined,
   };
@@ -163,6 +178,9 @@ export function route<S extends Schemas>(app: FastifyInstance, def: RouteDef<S>)
     method: def.method,
     url: def.url,
     config,
+    ...(def.bodyLimit !== undefined ? { bodyLimit: def.bodyLimit } : {}),
+    ...(def.rawBody ? { preParsing: captureRawBody } : {}),
+    ...(def.cors ? { onSend: corsHeaders(def.cors) } : {}),
     schema: {
       tags,
       summary,
@@ -188,13 +206,31 @@ export function route<S extends Schemas>(app: FastifyInstance, def: RouteDef<S>)
       response: responses,
     },
     handler: async (req, reply) => {
-      const data = await def.handler(req as unknown as RouteRequest<S>, reply);
+      if (def.rawBody) req.rawBody ??= Buffer.alloc(0); // no body was sent
+      let data = await def.handler(req as never, reply);
       if (reply.sent) return reply;
+      // a route answering `Ok` has nothing to say but that it is done
+      if (data === undefined && response === Ok) data = OK;
       reply.code(status);
-      if (def.produces) reply.type(def.produces);
-      return envelope ? { code: 0, message: 'ok', data } : data;
+      if (noContent) return reply.send();
+      if (format.success.mediaType) reply.type(format.success.mediaType);
+      return reply.send(format.success.body(data, reply));
     },
   });
+}
+
+const OK = { ok: true } as const;
+
+/** A schema for the document: as is for JSON, under `content` for another media type. */
+function documented(schema: unknown, mediaType: string | undefined): unknown {
+  return mediaType ? { content: { [mediaType]: { schema } } } : schema;
+}
+
+function checkedStatus(operation: string, status: number): number {
+  if (!Number.isInteger(status) || status < 200 || status > 299) {
+    throw new Error(`${operation}: status ${status} is not a success (2xx)`);
+  }
+  return status;
 }
 
 /**
@@ -235,13 +271,4 @@ function assertNoDefaults(operation: string, schema: TSchema): void {
     }
   };
   walk(schema, 'body');
-}
-
-/** A declaration mistake stops the start, rather than quietly limiting nothing (or everything). */
-function checkedRateLimit(operation: string, limit: RateLimit | undefined): RateLimit | undefined {
-  const whole = (n: number) => Number.isInteger(n) && n >= 1;
-  if (limit && !(whole(limit.max) && whole(limit.windowSeconds))) {
-    throw new Error(`${operation}: rateLimit.max and rateLimit.windowSeconds must be whole numbers ≥ 1`);
-  }
-  return limit;
 }

@@ -1,36 +1,28 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { License } from '../auth/license.ts';
-import type { AppPrincipal, Principal, Scope } from '../auth/principal.ts';
+import type { Scope } from '../auth/principal.ts';
 import type { Cache } from '../cache/cache.ts';
-import { sha256 } from '../crypto/digest.ts';
 import type { Metrics } from '../metrics/metrics.ts';
+import type { AppAuthResolver, AuthResolver } from './authentication.ts';
+import { registerBodyParsers } from './body-parsers.ts';
 import { handleClientError, handleError, handleFrameworkError } from './error-handler.ts';
-import { AppError, httpErrors, OAuthErrorBody } from './errors.ts';
+import { httpErrors, OAuthErrorBody } from './errors.ts';
 import { checkMediaType, checkText } from './request-checks.ts';
-import { MAX_PARAM_LENGTH, type RateLimit, type RouteConfig } from './route.ts';
+import { requestGate } from './request-gate.ts';
+import { MAX_PARAM_LENGTH, type RouteConfig } from './route.ts';
 import { lazySchemaCompilers } from './schema-compilers.ts';
 import { ErrorBody } from './schemas.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     scope: Scope;
+    /** the exact request body, on routes declaring `rawBody` */
+    rawBody?: Buffer;
   }
   interface FastifyContextConfig extends Partial<RouteConfig> {}
 }
-
-/**
- * Turns a bearer token into a principal and the tenant the request acts in, or null when the
- * token is not valid. Provided by the identity module; the kernel knows no module.
- */
-export type AuthResolver = (
-  token: string,
-  req: FastifyRequest,
-) => Promise<{ principal: Principal; tenantId: number | null } | null>;
-
-/** Turns an OAuth 2 access token into the application calling (route `auth: 'app'`), or null. */
-export type AppAuthResolver = (token: string) => Promise<AppPrincipal | null>;
 
 export type HttpServerOptions = {
   config: Pick<Config, 'trustProxy' | 'bodyLimitBytes'>;
@@ -45,6 +37,11 @@ export type HttpServerOptions = {
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
+/**
+ * The Fastify instance every module registers its routes on, with what route() relies on: the
+ * request id, the schema compilers, the body parsers, the onRequest gate (licence, rate limits,
+ * credentials), the checks before validation, metrics and the error handlers.
+ */
 export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   const compilers = lazySchemaCompilers();
   const app = Fastify({
@@ -62,28 +59,19 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     frameworkErrors: handleFrameworkError,
     clientErrorHandler: handleClientError,
   });
-  // Bodies are JSON, forms, or what a route's own plugin parses (multipart, octet-stream);
-  // text/plain would reach JSON routes as a string and be refused as the wrong type, not a 415.
-  app.removeContentTypeParser('text/plain');
   app.addSchema(ErrorBody);
   app.addSchema(OAuthErrorBody);
   app.setValidatorCompiler(compilers.validatorCompiler);
   compilers.attach(app);
-  // HTML forms and protocol endpoints (RFC 8058 one-click unsubscribe, OAuth token requests)
-  // post application/x-www-form-urlencoded: one string per name; a repeated name becomes an
-  // array, which a string schema then rejects (RFC 6749 §3.2: parameters must not repeat).
-  // Own properties only: a field named `constructor` or `toString` must not pick up
-  // Object.prototype's, and `__proto__` is dropped rather than set as the prototype.
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
-    const out: Record<string, string | string[]> = {};
-    for (const [name, value] of new URLSearchParams(body as string)) {
-      if (name === '__proto__') continue;
-      const seen = Object.hasOwn(out, name) ? out[name] : undefined;
-      out[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
-    }
-    done(null, out);
-  });
+  registerBodyParsers(app);
   app.decorateRequest('scope', null as unknown as Scope);
+
+  const gate = requestGate(opts);
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+    req.scope = { tenantId: null, principal: null, requestId: req.id, ip: req.ip };
+    await gate(req);
+  });
 
   // Before schema validation: the media type the route declares, and text no column can hold.
   app.addHook('preValidation', async (req) => {
@@ -91,74 +79,6 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     if (cfg.consumes) checkMediaType(req, cfg.consumes);
     checkText(req);
   });
-
-  app.addHook('onRequest', async (req, reply) => {
-    reply.header('x-request-id', req.id);
-    req.scope = { tenantId: null, principal: null, requestId: req.id, ip: req.ip };
-    const cfg = req.routeOptions.config;
-    if (!cfg.operation) return; // unknown route: the not-found handler answers
-
-    if (cfg.feature && !opts.license.enabled(cfg.feature)) throw httpErrors.featureDisabled(cfg.feature);
-    const limit = cfg.rateLimit;
-    // An IP limit is checked first, so a flood is refused before any token work.
-    if (limit?.key === 'ip') await enforceRateLimit(req, cfg.operation, limit);
-    if (cfg.auth === 'app') await authenticateApp(req, cfg);
-    else if (cfg.auth !== 'public') await authenticate(req, cfg);
-    if (limit && limit.key !== 'ip') await enforceRateLimit(req, cfg.operation, limit);
-  });
-
-  async function enforceRateLimit(req: FastifyRequest, operation: string, limit: RateLimit) {
-    const key = `ratelimit:${operation}:${rateLimitSubject(req, limit)}`;
-    const { count, ttl } = await opts.cache.incr(key, limit.windowSeconds);
-    if (count > limit.max) throw httpErrors.rateLimited(Math.max(1, ttl));
-  }
-
-  async function authenticate(req: FastifyRequest, cfg: Partial<RouteConfig>) {
-    const token = bearer(req.headers.authorization);
-    const resolved = token ? await opts.resolveAuth(token, req) : null;
-    if (resolved) {
-      req.scope.principal = resolved.principal;
-      req.scope.tenantId = resolved.tenantId;
-    }
-    if (cfg.auth === 'user') {
-      if (!token) throw httpErrors.unauthenticated();
-      if (resolved?.principal.kind !== 'user') {
-        throw new AppError(401, 'auth.invalid_token', 'The access token is invalid or expired', {
-          headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
-        });
-      }
-      if (cfg.permission) {
-        const code = fillParams(cfg.permission, req.params as Record<string, string>);
-        const p = resolved.principal;
-        if (!p.isSuper && !p.permissions.has(code)) throw httpErrors.forbidden(code);
-      }
-    }
-  }
-
-  /** RFC 6750 §3: a missing token gets a bare challenge, a bad one `invalid_token`, too few scopes 403. */
-  async function authenticateApp(req: FastifyRequest, cfg: Partial<RouteConfig>) {
-    const token = bearer(req.headers.authorization);
-    if (!token) {
-      throw new AppError(401, 'auth.unauthenticated', 'An OAuth 2 access token is required', {
-        headers: { 'www-authenticate': 'Bearer realm="atrium"' },
-      });
-    }
-    const principal = await opts.resolveAppAuth(token);
-    if (!principal) {
-      throw new AppError(401, 'auth.invalid_token', 'The access token is invalid, expired or revoked', {
-        headers: { 'www-authenticate': 'Bearer realm="atrium", error="invalid_token"' },
-      });
-    }
-    req.scope.principal = principal;
-    req.scope.tenantId = principal.tenantId;
-    const missing = (cfg.scopes ?? []).filter((s) => !principal.scopes.has(s));
-    if (missing.length) {
-      const needed = (cfg.scopes ?? []).join(' ');
-      throw new AppError(403, 'auth.insufficient_scope', `The access token lacks the scope ${missing.join(' ')}`, {
-        headers: { 'www-authenticate': `Bearer realm="atrium", error="insufficient_scope", scope="${needed}"` },
-      });
-    }
-  }
 
   app.addHook('onResponse', async (req, reply) => {
     const operation = req.routeOptions.config.operation ?? 'unmatched';
@@ -172,24 +92,4 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   app.setErrorHandler(handleError);
 
   return app;
-}
-
-function rateLimitSubject(req: FastifyRequest, limit: RateLimit): string {
-  // hashed: a computed key may carry caller input of any length
-  if (typeof limit.key === 'function') return `key:${sha256(limit.key(req))}`;
-  const p = req.scope.principal;
-  if (limit.key === 'user' && p?.kind === 'user') return `user:${p.userId}`;
-  if (limit.key === 'user' && p?.kind === 'member') return `member:${p.memberId}`;
-  if (limit.key === 'user' && p?.kind === 'app') return `app:${p.appId}`;
-  return `ip:${req.ip}`;
-}
-
-function bearer(header: string | undefined): string | null {
-  if (!header) return null;
-  const m = /^Bearer\s+(\S+)$/i.exec(header);
-  return m?.[1] ?? null;
-}
-
-function fillParams(template: string, params: Record<string, string>): string {
-  return template.replace(/\{(\w+)\}/g, (_, name: string) => params[name] ?? '');
 }

@@ -4,9 +4,9 @@ import type { WebSocket } from 'ws';
 import type { UserPrincipal } from '../auth/principal.ts';
 import type { Cache } from '../cache/cache.ts';
 import type { Db } from '../db/client.ts';
+import type { AuthResolver } from '../http/authentication.ts';
 import { AppError } from '../http/errors.ts';
 import { INT8_SAFE_MAX } from '../http/schemas.ts';
-import type { AuthResolver } from '../http/server.ts';
 import { realtimeEvents } from './tables.ts';
 
 export type RealtimeEvent = {
@@ -97,7 +97,7 @@ export function createRealtimeHub(deps: { db: Db; cache: Cache; clock: () => Dat
       app.route({
         method: 'GET',
         url: '/api/ws',
-        config: { operation: 'realtime.connect', auth: 'public', audit: false, envelope: false },
+        config: { operation: 'realtime.connect', auth: 'public', audit: false },
         schema: {
           tags: ['Notices'],
           summary: 'Live push over WebSocket; resume with lastEventId after a reconnect',

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { httpErrors } from '../../../platform/http/errors.ts';
+import { replyFormats } from '../../../platform/http/reply-formats.ts';
 import { route } from '../../../platform/http/route.ts';
 import { IdParams, Ok, PageOf } from '../../../platform/http/schemas.ts';
 import { filesErrors } from '../errors.ts';
@@ -80,7 +81,6 @@ export function fileRoutes(app: FastifyInstance, files: FilesService) {
     },
     handler: async (req) => {
       await files.remove(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 
@@ -89,8 +89,7 @@ export function fileRoutes(app: FastifyInstance, files: FilesService) {
     url: '/api/files/:id/content',
     operation: 'files.file.content',
     auth: 'optional',
-    envelope: false,
-    produces: 'application/octet-stream',
+    reply: replyFormats.body('application/octet-stream'),
     schema: {
       tags,
       summary: 'Download the content (Range, ETag / If-None-Match)',

@@ -85,7 +85,6 @@ export function registerStorageRoutes(app: FastifyInstance, configs: StorageConf
     },
     handler: async (req) => {
       await configs.remove(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 

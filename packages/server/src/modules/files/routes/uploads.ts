@@ -92,7 +92,6 @@ export function uploadRoutes(app: FastifyInstance, uploads: ChunkedUploads, file
     schema: { tags, summary: 'Abort an upload and delete its chunks', params: IdParams, response: Ok },
     handler: async (req) => {
       await uploads.abort(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 }

@@ -35,7 +35,13 @@ const MenuNode = Type.Cyclic(
   'MenuNode',
 );
 
-export function authRoutes(app: FastifyInstance, auth: AuthService, sessions: Sessions, profile: ProfileService) {
+export function authRoutes(
+  app: FastifyInstance,
+  auth: AuthService,
+  sessions: Sessions,
+  profile: ProfileService,
+  limits: { loginIpLimitPerMinute: number },
+) {
   route(app, {
     method: 'GET',
     url: '/api/auth/captcha',
@@ -60,6 +66,8 @@ export function authRoutes(app: FastifyInstance, auth: AuthService, sessions: Se
     url: '/api/auth/login',
     operation: 'identity.session.login',
     auth: 'public',
+    // per client IP across accounts, before the body is read; the per-account limit is the service's
+    rateLimit: { key: 'ip', max: limits.loginIpLimitPerMinute, windowSeconds: 60 },
     schema: {
       tags: ['Auth'],
       summary: 'Sign in: returns a short-lived access token and a rotating refresh token',
@@ -112,7 +120,6 @@ export function authRoutes(app: FastifyInstance, auth: AuthService, sessions: Se
       const p = userOf(req.scope);
       if (!p) throw httpErrors.unauthenticated();
       await sessions.revoke({ sessionId: p.sessionId }, 'logout');
-      return { ok: true as const };
     },
   });
 
@@ -164,7 +171,6 @@ export function authRoutes(app: FastifyInstance, auth: AuthService, sessions: Se
     },
     handler: async (req) => {
       await auth.changePassword(req.scope, req.body.oldPassword, req.body.newPassword);
-      return { ok: true as const };
     },
   });
 }

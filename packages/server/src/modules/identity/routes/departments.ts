@@ -127,7 +127,6 @@ export function departmentRoutes(app: FastifyInstance, departments: DepartmentsS
     schema: { tags, summary: 'Delete a department without sub-departments or users', params: IdParams, response: Ok },
     handler: async (req) => {
       await departments.remove(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 }

@@ -53,7 +53,6 @@ export function onlineSessionRoutes(app: FastifyInstance, onlineSessions: Online
     },
     handler: async (req) => {
       await onlineSessions.forceLogout(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 }

@@ -123,7 +123,6 @@ export function positionRoutes(app: FastifyInstance, positions: PositionsService
     schema: { tags, summary: 'Delete a position (users lose it)', params: IdParams, response: Ok },
     handler: async (req) => {
       await positions.remove(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 }

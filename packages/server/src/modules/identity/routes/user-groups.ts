@@ -100,7 +100,6 @@ export function userGroupRoutes(app: FastifyInstance, groups: UserGroupsService)
     schema: { tags, summary: 'Delete a user group (its members are not touched)', params: IdParams, response: Ok },
     handler: async (req) => {
       await groups.remove(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 

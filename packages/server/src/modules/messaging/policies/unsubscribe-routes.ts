@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../../platform/context.ts';
+import { replyFormats } from '../../../platform/http/reply-formats.ts';
 import { route } from '../../../platform/http/route.ts';
 import { eventDef } from '../catalog/catalog.ts';
 import { escapeHtml } from '../render.ts';
@@ -36,8 +37,7 @@ export function unsubscribeRoutes(app: FastifyInstance, ctx: AppContext) {
     url: '/api/notification-unsubscribe/:token',
     operation: 'messaging.unsubscribe.page',
     auth: 'public',
-    envelope: false,
-    produces: 'text/html',
+    reply: replyFormats.body('text/html'),
     responses: invalidPage,
     schema: {
       tags,
@@ -62,8 +62,7 @@ export function unsubscribeRoutes(app: FastifyInstance, ctx: AppContext) {
     url: '/api/notification-unsubscribe/:token',
     operation: 'messaging.unsubscribe.submit',
     auth: 'public',
-    envelope: false,
-    produces: 'text/html',
+    reply: replyFormats.body('text/html'),
     responses: invalidPage,
     // the page's form, and RFC 8058 §3.1: one-click is a form POST of List-Unsubscribe=One-Click
     consumes: ['application/x-www-form-urlencoded'],

@@ -115,7 +115,6 @@ export function alertRoutes(app: FastifyInstance, alerts: AlertService) {
     schema: { tags, summary: 'Delete an alert rule (its history stays)', params: IdParams, response: Ok },
     handler: async (req) => {
       await alerts.remove(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 

@@ -12,8 +12,7 @@ export function createIngest(ctx: AppContext, hooks: IngestHooks = {}) {
   const service = createIngestService(ctx, sites.activeByKey, hooks);
   return {
     async register(app: FastifyInstance) {
-      // its own plugin: the report route's CORS and body-limit hooks stay on it
-      await app.register(async (child) => reportRoutes(child, service, ctx.config.bodyLimitBytes));
+      reportRoutes(app, service, ctx.config.bodyLimitBytes);
       await sites.register(app);
     },
   };

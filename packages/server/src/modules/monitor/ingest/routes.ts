@@ -5,60 +5,28 @@ import type { createIngestService } from './service.ts';
 
 type IngestService = ReturnType<typeof createIngestService>;
 
-const URL = '/api/frontend-errors';
 /** Reports are small; a larger body is refused by the kernel with 413 before it is parsed. */
 const REPORT_BODY_LIMIT = 256 * 1024;
-const ALLOWED_HEADERS = 'content-type, x-analytics-site-key';
 
 /**
- * `POST /api/frontend-errors` and its CORS preflight. Registered inside its own plugin so the
- * hooks below apply to these two routes only: browsers post reports cross-origin, so each answer
- * names the caller's Origin (except a 403, which is exactly an origin or key we refuse).
- * The Origin check that matters is the server-side allow-list of the site; CORS only lets the
- * page read the answer.
+ * `POST /api/frontend-errors` (and its CORS preflight, from `cors`). Browsers post reports
+ * cross-origin, so each answer names the caller's Origin, except a 403, which is exactly an
+ * origin or key we refuse. The Origin check that matters is the server-side allow-list of the
+ * site; CORS only lets the page read the answer.
  */
-export async function reportRoutes(app: FastifyInstance, ingest: IngestService, bodyLimitBytes: number) {
-  app.addHook('onRoute', (opts) => {
-    opts.bodyLimit = Math.min(bodyLimitBytes, REPORT_BODY_LIMIT);
-  });
-  app.addHook('onSend', async (req, reply, payload) => {
-    const origin = req.headers.origin;
-    if (origin && reply.statusCode !== 403) {
-      reply.header('access-control-allow-origin', origin).header('vary', 'Origin');
-    }
-    return payload;
-  });
-
-  app.route({
-    method: 'OPTIONS',
-    url: URL,
-    // declared by hand: route() takes no OPTIONS; documented so the API description stays complete
-    schema: {
-      tags: ['FrontendErrors'],
-      summary: 'CORS preflight of the report route (names the Origin, POST, and the headers it takes)',
-      operationId: 'monitor.error.preflight',
-      security: [],
-      // 200 with an empty body rather than 204: every documented operation carries a success schema
-      response: { 200: { content: { 'text/plain': { schema: { type: 'string', maxLength: 0 } } } } },
-    },
-    config: { operation: 'monitor.error.preflight', auth: 'public' },
-    handler: async (_req, reply) => {
-      reply
-        .code(200)
-        .type('text/plain')
-        .header('access-control-allow-methods', 'POST')
-        .header('access-control-allow-headers', ALLOWED_HEADERS)
-        .header('access-control-max-age', '86400');
-      return reply.send('');
-    },
-  });
-
+export function reportRoutes(app: FastifyInstance, ingest: IngestService, bodyLimitBytes: number) {
   route(app, {
     method: 'POST',
-    url: URL,
+    url: '/api/frontend-errors',
     operation: 'monitor.error.report',
     auth: 'optional',
     audit: false,
+    bodyLimit: Math.min(bodyLimitBytes, REPORT_BODY_LIMIT),
+    cors: {
+      origins: (_origin, _req, status) => status !== 403,
+      allowHeaders: ['content-type', 'x-analytics-site-key'],
+      maxAgeSeconds: 86_400,
+    },
     // accepted for processing: alert rules and notifications follow the answer
     status: 202,
     // Per client IP, checked before anything else; generous for a page in an error loop that the

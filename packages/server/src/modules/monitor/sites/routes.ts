@@ -71,7 +71,6 @@ export function siteRoutes(app: FastifyInstance, sites: SiteService) {
     schema: { tags, summary: 'Delete a reporting site (its key stops working)', params: IdParams, response: Ok },
     handler: async (req) => {
       await sites.remove(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 }

@@ -57,7 +57,6 @@ export function sourceMapRoutes(app: FastifyInstance, maps: SourceMapService) {
     schema: { tags, summary: 'Delete a source map', params: IdParams, response: Ok },
     handler: async (req) => {
       await maps.remove(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 }

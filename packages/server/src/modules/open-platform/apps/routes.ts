@@ -139,7 +139,6 @@ export function appRoutes(app: FastifyInstance, apps: AppsService) {
     },
     handler: async (req) => {
       await apps.remove(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 }

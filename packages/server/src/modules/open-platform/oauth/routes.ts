@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
+import { envelopeSuccess, oauthErrors, type ReplyFormat, replyFormats } from '../../../platform/http/reply-formats.ts';
 import { route } from '../../../platform/http/route.ts';
 import { authorizeService } from './authorize.ts';
 import type { OAuthDeps } from './deps.ts';
@@ -23,10 +24,16 @@ import { userinfo } from './userinfo.ts';
 
 const tags = ['OAuth2'];
 
+/**
+ * The consent page's calls: the console reads the envelope, but errors are the protocol's
+ * (RFC 6749 §4.1.2.1), with the redirectUrl that sends the browser back to the client.
+ */
+const consentPage: ReplyFormat = { success: envelopeSuccess, error: oauthErrors };
+
 /** The OAuth 2.1 endpoints of spec §4.1 plus discovery (RFC 8414, OIDC Discovery) and the JWKS. */
 export function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): void {
   const authorize = authorizeService(deps);
-  const protocol = { envelope: false, errorFormat: 'oauth', audit: false } as const;
+  const protocol = { reply: replyFormats.oauth, audit: false } as const;
   // RFC 6749 §3.2, RFC 7009 §2.1, RFC 7662 §2.1: form-encoded POSTs only; a JSON body is a 415,
   // answered as invalid_request on these routes
   const form = { consumes: ['application/x-www-form-urlencoded' as const] };
@@ -38,7 +45,7 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): void {
     url: '/api/oauth2/authorize/info',
     operation: 'oauth.authorize.info',
     auth: 'user',
-    errorFormat: 'oauth',
+    reply: consentPage,
     schema: {
       tags,
       summary: 'What the consent page shows for an authorization request (requiresPkce is always true)',
@@ -53,7 +60,7 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): void {
     url: '/api/oauth2/authorize',
     operation: 'oauth.authorize.decide',
     auth: 'user',
-    errorFormat: 'oauth',
+    reply: consentPage,
     audit: true,
     schema: {
       tags,

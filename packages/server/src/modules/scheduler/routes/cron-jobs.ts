@@ -78,7 +78,6 @@ export function cronJobRoutes(app: FastifyInstance, jobs: CronJobsService) {
     },
     handler: async (req) => {
       await jobs.remove(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 

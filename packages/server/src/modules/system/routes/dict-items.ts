@@ -62,7 +62,6 @@ export function dictItemRoutes(app: FastifyInstance, dicts: DictService) {
     schema: { tags, summary: 'Delete a dictionary item', params: IdParams, response: Ok },
     handler: async (req) => {
       await dicts.deleteItem(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 }

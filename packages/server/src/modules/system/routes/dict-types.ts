@@ -78,7 +78,6 @@ export function dictTypeRoutes(app: FastifyInstance, dicts: DictService) {
     schema: { tags, summary: 'Delete a dictionary type and its items', params: IdParams, response: Ok },
     handler: async (req) => {
       await dicts.deleteType(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 }

@@ -139,7 +139,6 @@ export function noticeRoutes(app: FastifyInstance, notices: NoticeService) {
     schema: { tags, summary: 'Delete a notice', params: IdParams, response: Ok },
     handler: async (req) => {
       await notices.remove(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 }

@@ -99,7 +99,6 @@ export function systemConfigRoutes(app: FastifyInstance, configs: ConfigService)
     },
     handler: async (req) => {
       await configs.remove(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { replyFormats } from '../../../platform/http/reply-formats.ts';
 import { route } from '../../../platform/http/route.ts';
 import { IdParams, PageOf } from '../../../platform/http/schemas.ts';
 import { Task, TaskQuery } from '../schemas.ts';
@@ -54,8 +55,7 @@ export function taskRoutes(app: FastifyInstance, tasks: TasksService, files: Tas
     url: '/api/tasks/:id/result',
     operation: 'tasks.task.result',
     auth: 'user',
-    envelope: false,
-    produces: 'application/octet-stream',
+    reply: replyFormats.body('application/octet-stream'),
     schema: {
       tags,
       summary: 'Download the result file of one of my tasks',

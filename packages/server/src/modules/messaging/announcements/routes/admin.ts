@@ -151,7 +151,6 @@ export function adminRoutes(app: FastifyInstance, announcements: AnnouncementSer
     },
     handler: async (req) => {
       await announcements.remove(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 }

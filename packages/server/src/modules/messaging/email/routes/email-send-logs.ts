@@ -74,7 +74,6 @@ export function emailSendLogRoutes(app: FastifyInstance, logs: EmailSendLogServi
     schema: { tags, summary: 'Delete an email send log', params: BigIdParams, response: Ok },
     handler: async (req) => {
       await logs.remove(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 }

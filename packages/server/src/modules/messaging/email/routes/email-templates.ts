@@ -74,7 +74,6 @@ export function emailTemplateRoutes(app: FastifyInstance, templates: EmailTempla
     schema: { tags, summary: 'Delete an email template', params: IdParams, response: Ok },
     handler: async (req) => {
       await templates.remove(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 }

@@ -83,7 +83,6 @@ export function adminMessageRoutes(app: FastifyInstance, messages: MessageServic
     schema: { tags, summary: 'Delete any message of the tenant', params: BigIdParams, response: Ok },
     handler: async (req) => {
       await admin.remove(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 }

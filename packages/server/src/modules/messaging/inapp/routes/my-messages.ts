@@ -103,7 +103,6 @@ export function myMessageRoutes(app: FastifyInstance, messages: MessageService) 
     schema: { tags, summary: 'Delete one of my in-app messages', params: BigIdParams, response: Ok },
     handler: async (req) => {
       await mine.remove(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 }

@@ -78,7 +78,6 @@ export function templateRoutes(app: FastifyInstance, templates: TemplateService)
     },
     handler: async (req) => {
       await templates.remove(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 }

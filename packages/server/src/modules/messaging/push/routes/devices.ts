@@ -52,7 +52,6 @@ export function pushDeviceRoutes(app: FastifyInstance, devices: PushDeviceServic
     },
     handler: async (req) => {
       await devices.unbind(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 }

@@ -82,7 +82,6 @@ export function smsConfigRoutes(app: FastifyInstance, configs: SmsConfigService)
     },
     handler: async (req) => {
       await configs.remove(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 

@@ -42,7 +42,6 @@ export function smsLogRoutes(app: FastifyInstance, logs: SmsLogService) {
     schema: { tags, summary: 'Delete an SMS send log', params: BigIdParams, response: Ok },
     handler: async (req) => {
       await logs.remove(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 

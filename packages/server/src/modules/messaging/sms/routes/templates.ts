@@ -72,7 +72,6 @@ export function smsTemplateRoutes(app: FastifyInstance, templates: SmsTemplateSe
     schema: { tags, summary: 'Delete an SMS template', params: IdParams, response: Ok },
     handler: async (req) => {
       await templates.remove(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 }

@@ -109,7 +109,6 @@ export function subscriptionRoutes(
     schema: { tags, summary: 'Delete a subscription with its delivery log', params: IdParams, response: Ok },
     handler: async (req) => {
       await subs.remove(req.scope, req.params.id);
-      return { ok: true as const };
     },
   });
 
