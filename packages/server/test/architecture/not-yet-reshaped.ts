@@ -4,7 +4,6 @@
  */
 export const NOT_YET_RESHAPED: ReadonlySet<string> = new Set([
   'modules/files/chunked-upload.ts transaction-outside-service',
-  'modules/files/index.ts job-outside-jobs-file',
   'modules/files/object-repository.ts transaction-outside-service',
   'modules/files/object-store.ts transaction-outside-service',
   'modules/files/routes/files.ts route-gets-context',
@@ -44,7 +43,6 @@ export const NOT_YET_RESHAPED: ReadonlySet<string> = new Set([
   'modules/messaging/dispatch/expand.ts transaction-outside-service',
   'modules/messaging/dispatch/jobs.ts sql-outside-repository',
   'modules/messaging/dispatch/notify.ts transaction-outside-service',
-  'modules/messaging/index.ts job-outside-jobs-file',
   'modules/messaging/policies/dispatch-log.ts sql-outside-repository',
   'modules/messaging/policies/overrides-service.ts sql-outside-repository',
   'modules/messaging/policies/policy-routes.ts route-gets-context',
@@ -55,7 +53,6 @@ export const NOT_YET_RESHAPED: ReadonlySet<string> = new Set([
   'modules/messaging/push/routes/config.ts route-gets-context',
   'modules/monitor/alerts/deliver.ts deep-import-across-modules',
   'modules/monitor/alerts/evaluate.ts sql-outside-repository',
-  'modules/monitor/alerts/index.ts job-outside-jobs-file',
   'modules/monitor/alerts/rule-cache.ts sql-outside-repository',
   'modules/monitor/alerts/service.ts sql-outside-repository',
   'modules/monitor/issues/clean.ts sql-outside-repository',
@@ -63,7 +60,6 @@ export const NOT_YET_RESHAPED: ReadonlySet<string> = new Set([
   'modules/monitor/issues/overview.ts sql-outside-repository',
   'modules/monitor/sites/service.ts sql-outside-repository',
   'modules/open-platform/apps/clients.ts sql-outside-repository',
-  'modules/open-platform/index.ts job-outside-jobs-file',
   'modules/open-platform/oauth/authorize.ts sql-outside-repository',
   'modules/open-platform/oauth/authorize.ts transaction-outside-service',
   'modules/open-platform/oauth/client-token-writer.ts sql-outside-repository',
@@ -82,9 +78,7 @@ export const NOT_YET_RESHAPED: ReadonlySet<string> = new Set([
   'modules/open-platform/webhooks/index.ts transaction-outside-service',
   'modules/open-platform/webhooks/jobs.ts sql-outside-repository',
   'modules/ops/health.ts sql-outside-repository',
-  'modules/scheduler/index.ts job-outside-jobs-file',
   'modules/scheduler/service.ts deep-import-across-modules',
   'modules/system/dict-service.ts sql-outside-repository',
-  'modules/tasks/index.ts job-outside-jobs-file',
   'modules/tasks/runner.ts transaction-outside-service',
 ]);

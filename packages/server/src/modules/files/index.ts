@@ -6,7 +6,7 @@ import { createCollector } from './collector.ts';
 import type { FileWithObject } from './file-repository.ts';
 import { createFilesService } from './files-service.ts';
 import { sendContent } from './http-content.ts';
-import { systemTasks } from './jobs.ts';
+import { filesJobs } from './jobs.ts';
 import { createObjectStore } from './object-store.ts';
 import { createReferences } from './references.ts';
 import { fileRoutes } from './routes/files.ts';
@@ -38,12 +38,11 @@ export function createFilesModule(ctx: AppContext) {
   const uploads = createChunkedUploads(ctx, { resolver, store });
   const collector = createCollector(ctx, resolver);
 
-  const tasks = systemTasks({
+  ctx.jobs.register(filesJobs, () => ({
     clock: ctx.clock,
     collectOrphans: collector.collectOrphans,
     expireUploadSessions: uploads.expireUploadSessions,
-  });
-  for (const task of tasks) ctx.jobs.registerSystemTask(task);
+  }));
 
   const mod = {
     resolver,
@@ -57,7 +56,6 @@ export function createFilesModule(ctx: AppContext) {
     dropRef: refs.dropRef,
     collectOrphans: collector.collectOrphans,
     expireUploadSessions: uploads.expireUploadSessions,
-    systemTasks: tasks,
     async register(app: FastifyInstance) {
       app.decorate('files', mod);
       // Multipart and raw octet-stream bodies are parsed only by the routes of this module.
