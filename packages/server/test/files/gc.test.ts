@@ -102,7 +102,7 @@ describe('orphan collection', () => {
     expect(await t.storedFiles()).toContain(object?.storageKey);
 
     await advance(2 * 60_000);
-    const task = t.app.files.systemTasks.find((s) => s.name === 'files.collectOrphans');
+    const task = t.app.ctx.jobs.systemTask('files.collectOrphans');
     expect(task?.schedule).toBe('*/30 * * * *');
     const result = await task?.handler({}, { trigger: 'manual', cronJobId: 0, runId: 0, log: t.app.ctx.log });
     expect(result).toMatchObject({ deleted: 1 });

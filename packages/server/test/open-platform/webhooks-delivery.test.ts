@@ -35,7 +35,7 @@ let creatorId: number;
 let demoAdminId: number;
 let appId: number;
 const clock = testClock('2026-11-21T04:00:00.000Z');
-const deliver = () => runTask(t, 'openPlatform.deliverWebhooks');
+const deliver = () => runTask(t, 'open-platform.deliverWebhooks');
 const webhooks = () => t.app.openPlatform.webhooks;
 const tenantId = () => t.demoTenantId;
 /** a fresh token: the clock moves past access-token lifetimes */
@@ -474,7 +474,7 @@ describe('retention', () => {
       return r.deliveryIds[0] as number;
     });
     clock.advance(30 * 86_400_000 + 1000);
-    const result = (await runTask(t, 'openPlatform.purgeWebhookDeliveries')) as { deleted: number };
+    const result = (await runTask(t, 'open-platform.purgeWebhookDeliveries')) as { deleted: number };
     expect(result.deleted).toBeGreaterThanOrEqual(1);
     const left = await t.database.db.select({ id: openWebhookDeliveries.id }).from(openWebhookDeliveries);
     expect(left.map((r) => r.id)).not.toContain(done);

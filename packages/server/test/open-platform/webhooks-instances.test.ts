@@ -52,10 +52,10 @@ describe('webhook deliveries on two instances', () => {
     a.database.db.select().from(openWebhookDeliveries).where(inArray(openWebhookDeliveries.id, ids));
   const sweepBoth = () =>
     Promise.all([
-      runTask(a, 'openPlatform.deliverWebhooks'),
-      runTask(b, 'openPlatform.deliverWebhooks'),
-      runTask(a, 'openPlatform.deliverWebhooks'),
-      runTask(b, 'openPlatform.deliverWebhooks'),
+      runTask(a, 'open-platform.deliverWebhooks'),
+      runTask(b, 'open-platform.deliverWebhooks'),
+      runTask(a, 'open-platform.deliverWebhooks'),
+      runTask(b, 'open-platform.deliverWebhooks'),
     ]);
 
   it('wake jobs and both sweepers at once: every delivery is sent once', async () => {

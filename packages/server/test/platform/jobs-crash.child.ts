@@ -7,7 +7,7 @@
 import pino from 'pino';
 import { openDatabase } from '../../src/platform/db/client.ts';
 import { createJobs } from '../../src/platform/jobs/jobs.ts';
-import { CRASH_QUEUE, crashQueueOptions } from './jobs-crash.shared.ts';
+import { crashJob } from './jobs-crash.shared.ts';
 
 const [url] = process.argv.slice(2);
 const database = await openDatabase({ url: url as string, kind: 'external', poolMax: 2 });
@@ -21,13 +21,11 @@ const jobs = createJobs({
   },
   log: pino({ level: 'silent' }),
 });
-await jobs.defineQueue(
-  CRASH_QUEUE,
-  async (_payload, job) => {
+const { crash } = jobs.register({ crash: crashJob }, () => ({
+  async handle(_payload, job) {
     process.stdout.write(`TAKEN ${job.id} ${job.attempt}\n`);
     await new Promise(() => {}); // never completes: the process is killed while holding the job
   },
-  crashQueueOptions,
-);
+}));
 await jobs.start();
-await database.db.transaction((tx) => jobs.send(CRASH_QUEUE, { orderId: 42 }, { tx }));
+await database.db.transaction((tx) => crash.send({ orderId: 42 }, { tx }));

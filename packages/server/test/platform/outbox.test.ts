@@ -6,13 +6,14 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemConfigs } from '../../src/modules/system/tables.ts';
 import { openDatabase } from '../../src/platform/db/client.ts';
+import { defineJob } from '../../src/platform/jobs/define.ts';
 import { createJobs } from '../../src/platform/jobs/jobs.ts';
 import type { JobInfo } from '../../src/platform/jobs/types.ts';
 import { createTestApp, createTestStore, type TestApp } from '../helpers/app.ts';
-import { CRASH_QUEUE, crashQueueOptions } from './jobs-crash.shared.ts';
+import { CRASH_QUEUE, crashJob } from './jobs-crash.shared.ts';
 
 /**
- * The outbox: `ctx.jobs.send(name, payload, { tx })` writes the job in the caller's transaction,
+ * The outbox: a typed job's `send(payload, { tx })` writes the job in the caller's transaction,
  * wakes the workers right after the commit, and a job whose worker died is delivered again once
  * it expires (ARCHITECTURE §5).
  */
@@ -33,11 +34,11 @@ async function until<T>(check: () => Promise<T | null | undefined | false>): Pro
 }
 
 /** A queue whose handler records payloads and resolves a waiter per payload count. */
-function recorder() {
-  const seen: { payload: unknown; job: JobInfo }[] = [];
+function recorder<P>() {
+  const seen: { payload: P; job: JobInfo }[] = [];
   return {
     seen,
-    handler: async (payload: unknown, job: JobInfo) => {
+    handler: async (payload: P, job: JobInfo) => {
       seen.push({ payload, job });
       return null;
     },
@@ -50,13 +51,15 @@ const configRow = async (key: string) =>
 
 describe('send inside a transaction', () => {
   it('writes nothing when the transaction rolls back, and the job never runs', async () => {
-    const rec = recorder();
-    await jobs().defineQueue('test.outbox_rollback', rec.handler, { pollingIntervalSeconds: 1 });
+    const rec = recorder<{ step: string }>();
+    const { job } = jobs().register({
+      job: defineJob({ name: 'test.outbox_rollback', options: { pollingIntervalSeconds: 1 }, handler: rec.handler }),
+    });
     let jobId: string | null = null;
     await expect(
       t.database.db.transaction(async (tx) => {
         await tx.insert(systemConfigs).values({ tenantId: null, key: 'outbox.rolled_back', value: '1', name: 'x' });
-        jobId = await jobs().send('test.outbox_rollback', { step: 'rolled back' }, { tx });
+        jobId = await job.send({ step: 'rolled back' }, { tx });
         throw new Error('business rule failed');
       }),
     ).rejects.toThrow('business rule failed');
@@ -65,18 +68,20 @@ describe('send inside a transaction', () => {
     expect(await configRow('outbox.rolled_back')).toBeUndefined();
 
     // A later committed job runs; the rolled-back one never does.
-    await t.database.db.transaction((tx) => jobs().send('test.outbox_rollback', { step: 'committed' }, { tx }));
+    await t.database.db.transaction((tx) => job.send({ step: 'committed' }, { tx }));
     await rec.next(1);
     expect(rec.seen.map((s) => s.payload)).toEqual([{ step: 'committed' }]);
   });
 
   it('delivers a committed job right after the commit, without waiting for the next poll', async () => {
-    const rec = recorder();
+    const rec = recorder<{ orderId: number }>();
     // An idle worker would look again only in 10 minutes: only the commit's wake-up can deliver in time.
-    await jobs().defineQueue('test.outbox_commit', rec.handler, { pollingIntervalSeconds: 600 });
+    const { job } = jobs().register({
+      job: defineJob({ name: 'test.outbox_commit', options: { pollingIntervalSeconds: 600 }, handler: rec.handler }),
+    });
     const id = await t.database.db.transaction(async (tx) => {
       await tx.insert(systemConfigs).values({ tenantId: null, key: 'outbox.committed', value: '1', name: 'x' });
-      return jobs().send('test.outbox_commit', { orderId: 1 }, { tx });
+      return job.send({ orderId: 1 }, { tx });
     });
     const [delivered] = await rec.next(1);
     expect(delivered).toMatchObject({ payload: { orderId: 1 }, job: { id, attempt: 1 } });
@@ -85,15 +90,17 @@ describe('send inside a transaction', () => {
 
   it('retries a failing delivery, then moves it to the dead-letter queue', async () => {
     const attempts: number[] = [];
-    await jobs().defineQueue(
-      'test.outbox_dead',
-      async (_p, job) => {
-        attempts.push(job.attempt);
-        throw new Error('receiver down');
-      },
-      { retryLimit: 1, retryDelay: 0, retryBackoff: false, pollingIntervalSeconds: 1 },
-    );
-    await t.database.db.transaction((tx) => jobs().send('test.outbox_dead', { eventId: 9 }, { tx }));
+    const { dead: deadJob } = jobs().register({
+      dead: defineJob<{ eventId: number }>({
+        name: 'test.outbox_dead',
+        options: { retryLimit: 1, retryDelay: 0, retryBackoff: false, pollingIntervalSeconds: 1 },
+        handler: async (_p, job) => {
+          attempts.push(job.attempt);
+          throw new Error('receiver down');
+        },
+      }),
+    });
+    await t.database.db.transaction((tx) => deadJob.send({ eventId: 9 }, { tx }));
     const [dead] = await until(async () => {
       const list = await jobs().deadLetters('test.outbox_dead');
       return list.length ? list : null;
@@ -138,8 +145,8 @@ describe('a worker that crashes while holding a job', () => {
         },
         log: pino({ level: 'silent' }),
       });
-      const rec = recorder();
-      await engine.defineQueue(CRASH_QUEUE, rec.handler, crashQueueOptions);
+      const rec = recorder<{ orderId: number }>();
+      engine.register({ crash: crashJob }, () => ({ handle: rec.handler }));
       await engine.start();
       try {
         const [again] = await rec.next(1);

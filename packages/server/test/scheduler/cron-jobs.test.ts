@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CRON_QUEUE } from '../../src/modules/scheduler/schedule.ts';
 import { cronJobRuns, cronJobs } from '../../src/modules/scheduler/tables.ts';
+import { defineSystemTask } from '../../src/platform/jobs/define.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { expectError, rowById, rowCount } from '../helpers/assert.ts';
 import { createUserWithPermissions } from '../helpers/fixtures.ts';
@@ -11,26 +11,29 @@ let t: TestApp;
 const calls: Record<string, unknown>[] = [];
 beforeAll(async () => {
   t = await createTestApp();
-  t.app.ctx.jobs.registerSystemTask({
-    name: 'test.echo',
-    description: 'answers its params',
-    handler: async (params) => {
-      calls.push(params);
-      return { echoed: params };
-    },
-  });
-  t.app.ctx.jobs.registerSystemTask({
-    name: 'test.fail',
-    handler: async () => {
-      throw new Error('disk full');
-    },
+  t.app.ctx.jobs.register({
+    echo: defineSystemTask({
+      name: 'test.echo',
+      description: 'answers its params',
+      handler: async (params) => {
+        calls.push(params);
+        return { echoed: params };
+      },
+    }),
+    fail: defineSystemTask({
+      name: 'test.fail',
+      handler: async () => {
+        throw new Error('disk full');
+      },
+    }),
   });
 });
 afterAll(async () => t?.close());
 
 type Job = { id: number; name: string; cron: string; enabled: boolean; nextRunAt: string | null };
 const admin = () => ({ token: t.adminToken });
-const schedules = () => t.app.ctx.jobs.schedules(CRON_QUEUE);
+const cron = () => t.app.scheduler.cron;
+const schedules = () => cron().schedules();
 const scheduleOf = async (id: number) => (await schedules()).find((s) => s.key === String(id));
 
 async function until<T>(check: () => Promise<T | null | undefined | false>): Promise<T> {
@@ -266,9 +269,9 @@ describe('runs', () => {
     const job = await createJob({ cron: '* * * * *', params: { tick: true } });
     const payload = { cronJobId: job.id, cron: '* * * * *', timezone: 'UTC' };
     const completed = (id: string | null) =>
-      until(async () => (await t.app.ctx.jobs.getJob(CRON_QUEUE, id as string))?.state === 'completed');
+      until(async () => (await t.app.ctx.jobs.getJob(cron().name, id as string))?.state === 'completed');
     // What pg-boss sends when the schedule fires; twice, as if two instances had raced.
-    const fired = [await t.app.ctx.jobs.send(CRON_QUEUE, payload), await t.app.ctx.jobs.send(CRON_QUEUE, payload)];
+    const fired = [await cron().send(payload), await cron().send(payload)];
     for (const id of fired) await completed(id);
     const runs = await runsOf(job.id);
     expect(runs).toHaveLength(1);
@@ -278,8 +281,8 @@ describe('runs', () => {
     expect(run?.startedAt.getTime()).toBeGreaterThanOrEqual(run?.scheduledAt?.getTime() as number);
 
     // A schedule fired with an old expression is not run; the schedule is set back to the row's.
-    await t.app.ctx.jobs.unschedule(CRON_QUEUE, String(job.id));
-    await completed(await t.app.ctx.jobs.send(CRON_QUEUE, { ...payload, cron: '*/2 * * * *' }));
+    await cron().unschedule(String(job.id));
+    await completed(await cron().send({ ...payload, cron: '*/2 * * * *' }));
     expect(await scheduleOf(job.id)).toMatchObject({ cron: '* * * * *' });
     expect(await runsOf(job.id)).toHaveLength(1);
   });

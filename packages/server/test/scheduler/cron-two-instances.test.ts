@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CRON_QUEUE } from '../../src/modules/scheduler/schedule.ts';
 import { cronJobRuns } from '../../src/modules/scheduler/tables.ts';
+import { defineSystemTask } from '../../src/platform/jobs/define.ts';
 import { call, createTestApp, createTestStore, type TestApp, type TestStore } from '../helpers/app.ts';
 
 /**
@@ -26,12 +26,14 @@ describe('a cron job on two instances', () => {
       ['a', a],
       ['b', b],
     ] as const) {
-      t.app.ctx.jobs.registerSystemTask({
-        name: 'test.tick',
-        handler: async () => {
-          ranOn.push(name);
-          return { instance: name };
-        },
+      t.app.ctx.jobs.register({
+        tick: defineSystemTask({
+          name: 'test.tick',
+          handler: async () => {
+            ranOn.push(name);
+            return { instance: name };
+          },
+        }),
       });
     }
   });
@@ -70,7 +72,7 @@ describe('a cron job on two instances', () => {
     expect(ranOn).toHaveLength(rows.length);
     // pg-boss itself sent one job per tick: the unique run index had nothing to refuse.
     const sent = await db.execute(
-      sql`SELECT count(*)::int AS n FROM pgboss.job WHERE name = ${CRON_QUEUE} AND (data->>'cronJobId')::int = ${jobId}`,
+      sql`SELECT count(*)::int AS n FROM pgboss.job WHERE name = ${a.app.scheduler.cron.name} AND (data->>'cronJobId')::int = ${jobId}`,
     );
     expect((sent as unknown as { rows: { n: number }[] }).rows[0]?.n).toBe(rows.length);
   });

@@ -5,7 +5,7 @@ import { createCollector } from './collector-service.ts';
 import type { FileWithObject } from './file-repository.ts';
 import { createFilesService } from './files-service.ts';
 import { sendContent } from './http-content.ts';
-import { systemTasks } from './jobs.ts';
+import { filesJobs } from './jobs.ts';
 import { createObjectStore } from './object-store-service.ts';
 import { createReferences } from './references.ts';
 import { fileRoutes } from './routes/files.ts';
@@ -40,12 +40,11 @@ export function createFilesModule(ctx: AppContext) {
   const storageConfigs = createStorageConfigService(ctx, resolver);
   const collector = createCollector(ctx, resolver);
 
-  const tasks = systemTasks({
+  ctx.jobs.register(filesJobs, () => ({
     clock: ctx.clock,
     collectOrphans: collector.collectOrphans,
     expireUploadSessions: uploads.expireUploadSessions,
-  });
-  for (const task of tasks) ctx.jobs.registerSystemTask(task);
+  }));
 
   const mod = {
     resolver,
@@ -59,7 +58,6 @@ export function createFilesModule(ctx: AppContext) {
     dropRef: refs.dropRef,
     collectOrphans: collector.collectOrphans,
     expireUploadSessions: uploads.expireUploadSessions,
-    systemTasks: tasks,
     async register(app: FastifyInstance) {
       app.decorate('files', mod);
       // Multipart and raw octet-stream bodies are parsed only by the routes of this module.

@@ -7,8 +7,8 @@ import { createWebhookAdapter } from './channels/webhook.ts';
 import type { MessagingArea, MessagingDeps } from './deps.ts';
 import { createDeliverer } from './dispatch/deliver.ts';
 import { expandOutbox } from './dispatch/expand.ts';
-import { messagingTasks } from './dispatch/jobs.ts';
-import { createNotifier, OUTBOX_QUEUE } from './dispatch/notify.ts';
+import { dispatchJobs } from './dispatch/jobs.ts';
+import { createNotifier } from './dispatch/notify.ts';
 import { createEmail } from './email/index.ts';
 import { createInApp } from './inapp/index.ts';
 import { createPolicies } from './policies/index.ts';
@@ -37,17 +37,13 @@ export function createMessagingModule(ctx: AppContext, deps: MessagingDeps) {
   channels.register(createWebhookAdapter(ctx));
   channels.register(createChatAdapter(ctx));
 
-  const notifier = createNotifier(ctx);
+  const jobs = ctx.jobs.register(dispatchJobs, () => ({ ctx, expand: process, deliverer, notifier }));
+  const notifier = createNotifier(ctx, jobs.outbox);
   const deliverer = createDeliverer(ctx, channels);
   /** expansion, then delivery of what it decided to send now (spec §3.6: flushed right after the write) */
   const process = async (outboxId: number) => {
     if (await expandOutbox(ctx, { registry: channels, contacts: deps }, outboxId)) await deliverer.forOutbox(outboxId);
   };
-  void ctx.jobs.defineQueue<{ outboxId: number }>(OUTBOX_QUEUE, async ({ outboxId }) => process(outboxId), {
-    concurrency: 2,
-    retryLimit: 5,
-  });
-  for (const task of messagingTasks(ctx, { expand: process, deliverer, notifier })) ctx.jobs.registerSystemTask(task);
   areas.push(createPolicies(ctx, { registry: channels }));
 
   return {

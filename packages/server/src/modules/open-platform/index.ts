@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
-import type { SystemTask } from '../../platform/jobs/types.ts';
 import { createApps } from './apps/index.ts';
 import { appAuthResolver } from './oauth/app-auth.ts';
 import { connectedAppsRoutes } from './oauth/connected-apps.ts';
 import type { OAuthDeps, OAuthUser } from './oauth/deps.ts';
 import { issuerOf } from './oauth/discovery.ts';
+import { oauthJobs } from './oauth/jobs.ts';
 import { oauthRoutes } from './oauth/routes.ts';
 import { signingKeys } from './oauth/signing-keys.ts';
 import { deleteAppGrants, purgeExpired, tokenStore } from './oauth/tokens.ts';
@@ -48,13 +48,7 @@ export function createOpenPlatformModule(ctx: AppContext, deps: OpenPlatformDeps
     user: deps.user,
     clients: apps.clients,
   };
-  const purge: SystemTask = {
-    name: 'openPlatform.purgeExpiredTokens',
-    description: 'Delete OAuth tokens and codes that expired more than a day ago',
-    schedule: '17 3 * * *',
-    handler: async () => purgeExpired(ctx.db, ctx.clock()),
-  };
-  ctx.jobs.registerSystemTask(purge);
+  ctx.jobs.register(oauthJobs, () => ({ purgeExpired: (now: Date) => purgeExpired(ctx.db, now), clock: ctx.clock }));
 
   return {
     scopes,

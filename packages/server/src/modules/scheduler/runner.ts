@@ -2,8 +2,9 @@ import { performance } from 'node:perf_hooks';
 import type { AppContext } from '../../platform/context.ts';
 import { tickAt } from '../../platform/jobs/cron.ts';
 import type { JobInfo } from '../../platform/jobs/types.ts';
+import type { CronPayload } from './jobs.ts';
 import * as repo from './repository.ts';
-import type { CronPayload, ScheduleSync } from './schedule.ts';
+import type { ScheduleSync } from './schedule.ts';
 
 /** An attempt older than this is no longer running anywhere (the queue's expiry, plus a margin). */
 export const RUN_EXPIRE_SECONDS = 3600;

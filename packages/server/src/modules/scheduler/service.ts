@@ -4,9 +4,11 @@ import type { AppContext } from '../../platform/context.ts';
 import { onUniqueViolation, rowOrThrow } from '../../platform/db/sql.ts';
 import { type FieldError, httpErrors } from '../../platform/http/errors.ts';
 import { canonicalTimezone, cronProblem, nextRuns } from '../../platform/jobs/cron.ts';
+import type { Job } from '../../platform/jobs/define.ts';
 import { schedulerErrors } from './errors.ts';
+import type { CronPayload } from './jobs.ts';
 import * as repo from './repository.ts';
-import { CRON_QUEUE, type ScheduleSync } from './schedule.ts';
+import type { ScheduleSync } from './schedule.ts';
 
 export type CronJobInput = {
   name: string;
@@ -23,7 +25,7 @@ export type CronJobInput = {
  * to the row first, then the job's pg-boss schedule is brought in line; a failed schedule write
  * undoes a create, and any leftover difference heals at the next tick or start.
  */
-export function createCronJobsService(ctx: AppContext, sync: ScheduleSync) {
+export function createCronJobsService(ctx: AppContext, sync: ScheduleSync, cron: Job<CronPayload>) {
   const { db, clock } = ctx;
 
   /** Handler registered, time zone IANA (stored canonical), cron readable: else 400 naming each. */
@@ -138,7 +140,7 @@ export function createCronJobsService(ctx: AppContext, sync: ScheduleSync) {
           triggeredBy: userOf(scope)?.userId ?? null,
         });
         if (!run) throw new Error('run row not written');
-        await ctx.jobs.send(CRON_QUEUE, { cronJobId: job.id, runId: run.id }, { tx });
+        await cron.send({ cronJobId: job.id, runId: run.id }, { tx });
         return run;
       });
     },

@@ -4,11 +4,11 @@ import type { SystemModule } from '../system/index.ts';
 import { createTaskEvents } from './events.ts';
 import { operationLogExport } from './exports/operation-logs.ts';
 import { createFinishedAnnouncer } from './finished.ts';
-import { systemTasks } from './jobs.ts';
+import { TASK_CONCURRENCY, tasksJobs } from './jobs.ts';
 import { createTaskRegistry } from './registry.ts';
 import { exportJobRoutes } from './routes/export-jobs.ts';
 import { taskRoutes } from './routes/tasks.ts';
-import { createTaskRunner, TASKS_QUEUE, type TaskJob } from './runner.ts';
+import { createTaskRunner } from './runner.ts';
 import { createTasksService, type TaskFiles } from './tasks-service.ts';
 
 export type { TaskFinishedEvent, TaskFinishedListener } from './events.ts';
@@ -21,8 +21,7 @@ declare module 'fastify' {
   }
 }
 
-/** Parallel tasks per instance: one long export does not hold up everybody else's. */
-export const TASK_CONCURRENCY = 2;
+export { TASK_CONCURRENCY };
 
 /**
  * The task center (issue 3 §4): long work as a task with owner, progress, status, a result file
@@ -37,19 +36,14 @@ export function createTasksModule(
   const registry = createTaskRegistry();
   const events = createTaskEvents(ctx.log);
   const announce = createFinishedAnnouncer(ctx, registry, events);
-  const service = createTasksService(ctx, { registry, files: deps.files, announce });
+  const runTask = createTaskRunner(ctx, { registry, files: deps.files, announce });
+  const jobs = ctx.jobs.register(tasksJobs, () => ({
+    runTask,
+    clock: ctx.clock,
+    expireResults: service.expireResults,
+  }));
+  const service = createTasksService(ctx, { registry, files: deps.files, announce, run: jobs.run });
   registry.register(operationLogExport(deps.exportOperationLogs));
-
-  // A failure is recorded on the task, not retried; the one retry is for a worker that died.
-  void ctx.jobs.defineQueue<TaskJob>(TASKS_QUEUE, createTaskRunner(ctx, { registry, files: deps.files, announce }), {
-    retryLimit: 1,
-    retryDelay: 5,
-    deadLetter: false,
-    expireInSeconds: 3600,
-    concurrency: TASK_CONCURRENCY,
-  });
-  const tasks = systemTasks({ clock: ctx.clock, expireResults: service.expireResults });
-  for (const task of tasks) ctx.jobs.registerSystemTask(task);
 
   const mod = {
     service,
@@ -57,7 +51,6 @@ export function createTasksModule(
     registerKind: registry.register,
     onTaskFinished: events.onTaskFinished,
     expireResults: service.expireResults,
-    systemTasks: tasks,
     async register(app: FastifyInstance) {
       app.decorate('tasks', mod);
       taskRoutes(app, service, deps.files);

@@ -3,12 +3,10 @@ import type { AppContext } from '../../platform/context.ts';
 import { AppError } from '../../platform/http/errors.ts';
 import type { JobInfo } from '../../platform/jobs/types.ts';
 import type { FinishedAnnouncer } from './finished.ts';
+import type { TaskJob } from './jobs.ts';
 import type { TaskRegistry, TaskResultFile } from './registry.ts';
 import * as repo from './tasks-repository.ts';
 import type { TaskFiles } from './tasks-service.ts';
-
-export const TASKS_QUEUE = 'tasks.run';
-export type TaskJob = { taskId: number; tenantId: number | null };
 
 /** Spec: a task's result file expires; 7 days, then `tasks.expireResults` drops its reference. */
 export const RESULT_TTL_MS = 7 * 24 * 60 * 60 * 1000;

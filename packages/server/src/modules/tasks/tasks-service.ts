@@ -4,11 +4,12 @@ import type { Db } from '../../platform/db/client.ts';
 import type { PageRequest } from '../../platform/db/scoped.ts';
 import { rowOrThrow } from '../../platform/db/sql.ts';
 import { AppError, httpErrors } from '../../platform/http/errors.ts';
+import type { Job } from '../../platform/jobs/define.ts';
 import type { FilesModule } from '../files/index.ts';
 import { tasksErrors } from './errors.ts';
 import type { FinishedAnnouncer } from './finished.ts';
+import type { TaskJob } from './jobs.ts';
 import type { TaskRegistry } from './registry.ts';
-import { TASKS_QUEUE, type TaskJob } from './runner.ts';
 import type { TaskStatus } from './tables.ts';
 import { taskView } from './task-view.ts';
 import * as repo from './tasks-repository.ts';
@@ -20,7 +21,7 @@ const SWEEP_BATCH = 100;
 
 export function createTasksService(
   ctx: AppContext,
-  deps: { registry: TaskRegistry; files: TaskFiles; announce: FinishedAnnouncer },
+  deps: { registry: TaskRegistry; files: TaskFiles; announce: FinishedAnnouncer; run: Job<TaskJob> },
 ) {
   const { db, clock } = ctx;
 
@@ -43,8 +44,7 @@ export function createTasksService(
       const ownerUserId = ownerOf(scope);
       const write = async (tx: Db) => {
         const row = await repo.insertTask(tx, scope, { ownerUserId, kind, params, createdAt: clock() });
-        const job: TaskJob = { taskId: row.id, tenantId: scope.tenantId };
-        await ctx.jobs.send(TASKS_QUEUE, job, { tx });
+        await deps.run.send({ taskId: row.id, tenantId: scope.tenantId }, { tx });
         return row;
       };
       const row = opts.tx ? await write(opts.tx) : await db.transaction(write);

@@ -3,10 +3,11 @@ import type { Registry } from 'prom-client';
 import type { Config } from '../../config.ts';
 import type { Database } from '../db/client.ts';
 import { canonicalTimezone, cronProblem } from './cron.ts';
+import type { Definition, Job } from './define.ts';
 import { drizzleExecutor } from './executors.ts';
 import { findJob, JOBS_SCHEMA, listJobs, queueStats } from './inspect.ts';
 import { registerJobMetrics } from './metrics.ts';
-import type { JobHandler, JobInfo, Jobs, JobsLogger, QueueOptions, ScheduleInfo, SystemTask } from './types.ts';
+import type { JobInfo, Jobs, JobsLogger, QueueOptions, ScheduleOptions, SendOptions, SystemTask } from './types.ts';
 import { postgresWakeListener, WAKE_CHANNEL, type WakeListener } from './wake.ts';
 
 export type JobsConfig = Pick<
@@ -26,13 +27,12 @@ export type JobsDeps = {
 
 type QueueDef = {
   name: string;
-  handler: JobHandler<unknown>;
+  handler: (payload: unknown, job: JobInfo) => Promise<unknown>;
   options: Required<QueueOptions>;
   workerIds: string[];
   ready: Promise<void> | null;
 };
 
-const QUEUE_NAME = /^[a-z][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$/;
 const DEFAULTS = { retryLimit: 3, retryDelay: 5, retryBackoff: true, deadLetter: true, expireInSeconds: 900 };
 
 /**
@@ -124,87 +124,96 @@ export function createJobs(deps: JobsDeps): Jobs {
     return def;
   }
 
+  function addTask(def: Extract<Definition, { kind: 'systemTask' }>, deps: () => unknown): void {
+    if (tasks.has(def.name)) throw new Error(`jobs: system task "${def.name}" is registered twice`);
+    const { kind: _kind, handler, ...rest } = def;
+    tasks.set(def.name, { ...rest, handler: (params, run) => handler(params, run, deps() as never) });
+  }
+
+  /** A queue, its dead-letter queue `<name>.dead` and its worker; before start, created at start. */
+  function addQueue(name: string, handler: QueueDef['handler'], options: QueueOptions = {}): Job<unknown> {
+    if (queues.has(name)) throw new Error(`jobs: queue "${name}" is defined twice`);
+    const def: QueueDef = {
+      name,
+      handler,
+      options: { ...DEFAULTS, concurrency: 1, pollingIntervalSeconds: config.jobsPollSeconds, ...options },
+      workerIds: [],
+      ready: null,
+    };
+    queues.set(name, def);
+    if (started) {
+      def.ready = install(def);
+      def.ready.catch((err) => log.error({ err, queue: name }, 'jobs: queue not created'));
+    }
+    return {
+      name,
+      send: (payload, options) => send(name, payload, options),
+      schedule: (cron, payload, options = {}) => schedule(name, cron, payload, options),
+      unschedule: async (key = '') => {
+        await running().unschedule(name, key);
+      },
+      async schedules() {
+        const rows = await running().getSchedules();
+        return rows
+          .filter((s) => s.name === name)
+          .map((s) => ({ queue: s.name, key: s.key, cron: s.cron, timezone: s.timezone, data: s.data ?? null }));
+      },
+    };
+  }
+
+  async function send(name: string, payload: unknown, options: SendOptions = {}): Promise<string | null> {
+    const def = await queueFor(name);
+    const b = running();
+    const { tx, startAfter, ...rest } = options;
+    const sendOptions: PgBoss.SendOptions = { ...rest, ...(startAfter !== undefined ? { startAfter } : {}) };
+    if (!tx) {
+      const id = await b.send(name, payload as object, sendOptions);
+      wakeWorkers(def.name);
+      return id;
+    }
+    const executor = drizzleExecutor(tx);
+    const id = await b.send(name, payload as object, { ...sendOptions, db: executor as PgBoss.Db });
+    // Delivered at commit, dropped on rollback: wakes the workers right after the commit.
+    await executor.executeSql('SELECT pg_notify($1, $2)', [WAKE_CHANNEL, name]);
+    return id;
+  }
+
+  async function schedule(name: string, cron: string, payload: unknown, options: ScheduleOptions): Promise<void> {
+    const timezone = canonicalTimezone(options.timezone ?? 'UTC');
+    if (!timezone) throw new Error(`jobs: invalid time zone "${options.timezone}"`);
+    const problem = cronProblem(cron, timezone);
+    if (problem) throw new Error(`jobs: cron "${cron}" ${problem}`);
+    const apply = async () => {
+      await queueFor(name);
+      await running().schedule(name, cron.trim(), payload as object, { tz: timezone, key: options.key ?? '' });
+    };
+    if (started) await apply();
+    else pendingSchedules.push(apply);
+  }
+
   const jobs: Jobs = {
     get started() {
       return started;
     },
 
-    defineQueue<P>(name: string, handler: JobHandler<P>, options: QueueOptions = {}): Promise<void> {
-      if (!QUEUE_NAME.test(name) || name.length > 100 || name.endsWith('.dead'))
-        throw new Error(`jobs: invalid queue name "${name}"`);
-      if (queues.has(name)) throw new Error(`jobs: queue "${name}" is defined twice`);
-      const def: QueueDef = {
-        name,
-        handler: handler as JobHandler<unknown>,
-        options: {
-          ...DEFAULTS,
-          concurrency: 1,
-          pollingIntervalSeconds: config.jobsPollSeconds,
-          ...options,
-        },
-        workerIds: [],
-        ready: null,
-      };
-      queues.set(name, def);
-      if (!started) return Promise.resolve(); // installed at start
-      def.ready = install(def);
-      return def.ready;
-    },
-
-    async send(name, payload, options = {}) {
-      const def = await queueFor(name);
-      const b = running();
-      const { tx, startAfter, ...rest } = options;
-      const sendOptions: PgBoss.SendOptions = { ...rest, ...(startAfter !== undefined ? { startAfter } : {}) };
-      if (!tx) {
-        const id = await b.send(name, payload as object, sendOptions);
-        wakeWorkers(def.name);
-        return id;
+    register(defs, ...deps) {
+      const depsOf = deps[0] ?? (() => undefined);
+      const registered: Record<string, Job<unknown>> = {};
+      for (const [key, def] of Object.entries(defs as Record<string, Definition>)) {
+        if (def.kind === 'systemTask') addTask(def, depsOf);
+        else
+          registered[key] = addQueue(
+            def.name,
+            (payload, info) => def.handler(payload, info, depsOf() as never),
+            def.options,
+          );
       }
-      const executor = drizzleExecutor(tx);
-      const id = await b.send(name, payload as object, { ...sendOptions, db: executor as PgBoss.Db });
-      // Delivered at commit, dropped on rollback: wakes the workers right after the commit.
-      await executor.executeSql('SELECT pg_notify($1, $2)', [WAKE_CHANNEL, name]);
-      return id;
-    },
-
-    async schedule(name, cron, payload, options = {}) {
-      const timezone = canonicalTimezone(options.timezone ?? 'UTC');
-      if (!timezone) throw new Error(`jobs: invalid time zone "${options.timezone}"`);
-      const problem = cronProblem(cron, timezone);
-      if (problem) throw new Error(`jobs: cron "${cron}" ${problem}`);
-      const apply = async () => {
-        await queueFor(name);
-        await running().schedule(name, cron.trim(), payload as object, { tz: timezone, key: options.key ?? '' });
-      };
-      if (started) await apply();
-      else pendingSchedules.push(apply);
-    },
-
-    async unschedule(name, key = '') {
-      await running().unschedule(name, key);
-    },
-
-    async schedules(name): Promise<ScheduleInfo[]> {
-      const rows = await running().getSchedules();
-      return rows
-        .filter((s) => s.name === name)
-        .map((s) => ({ queue: s.name, key: s.key, cron: s.cron, timezone: s.timezone, data: s.data ?? null }));
+      return registered as never;
     },
 
     getJob: async (name, id) => (installed ? findJob(database.db, name, id) : null),
     deadLetters: async (name, limit = 50) => (installed ? listJobs(database.db, `${name}.dead`, limit) : []),
     queueStats: async () => (installed ? queueStats(database.db) : []),
-
-    registerSystemTask(task) {
-      if (!QUEUE_NAME.test(task.name)) throw new Error(`jobs: invalid system task name "${task.name}"`);
-      if (tasks.has(task.name)) throw new Error(`jobs: system task "${task.name}" is registered twice`);
-      if (task.schedule) {
-        const problem = cronProblem(task.schedule, task.timezone ?? 'UTC');
-        if (problem) throw new Error(`jobs: system task "${task.name}": schedule ${problem}`);
-      }
-      tasks.set(task.name, task);
-    },
     systemTask: (name) => tasks.get(name) ?? null,
     systemTasks: () => [...tasks.values()].sort((a, b) => a.name.localeCompare(b.name)),
 

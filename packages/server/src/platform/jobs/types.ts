@@ -1,4 +1,5 @@
 import type { Db } from '../db/client.ts';
+import type { Definition, DepsOf, Registered } from './define.ts';
 
 export type JobsLogger = {
   info(obj: object, msg?: string): void;
@@ -15,9 +16,6 @@ export type JobInfo = {
   retryLimit: number;
   createdOn: Date;
 };
-
-/** Returns the job's result (stored as its output); throws to fail the attempt (retry, then dead letter). */
-export type JobHandler<P = unknown> = (payload: P, job: JobInfo) => Promise<unknown>;
 
 export type QueueOptions = {
   /** retries after the first attempt; default 3 */
@@ -81,37 +79,29 @@ export type TaskRun = {
   log: JobsLogger;
 };
 
-/**
- * A scheduled system task, declared by its module beside its code and registered at module
- * creation (`ctx.jobs.registerSystemTask`). The registry is the list of handlers the cron admin
- * binds jobs to; a task with a `schedule` also gets a built-in cron job with that default.
- */
+/** A registered system task, as the cron admin runs it (declared with `defineSystemTask`). */
 export type SystemTask = {
-  /** `<module>.<task>`, e.g. `files.collectOrphans` */
   name: string;
   description?: string;
-  /** default cron expression (5 fields) */
   schedule?: string;
-  /** IANA time zone of `schedule`; default UTC */
   timezone?: string;
-  /** `params` are the cron job's JSON parameters; the result is stored in the run log */
   handler: (params: Record<string, unknown>, run: TaskRun) => Promise<unknown>;
 };
 
 export type Jobs = {
-  /** Declares a queue, its dead-letter queue `<name>.dead` and its worker. Before start: applied at start. */
-  defineQueue<P>(name: string, handler: JobHandler<P>, options?: QueueOptions): Promise<void>;
-  /** Sends a job; with `tx`, inside that transaction (outbox). Answers the job id, or null when a singleton slot is taken. */
-  send(name: string, payload: unknown, options?: SendOptions): Promise<string | null>;
-  /** A cron schedule that fires once per tick across all instances (at most once a minute). */
-  schedule(name: string, cron: string, payload: unknown, options?: ScheduleOptions): Promise<void>;
-  unschedule(name: string, key?: string): Promise<void>;
-  schedules(name: string): Promise<ScheduleInfo[]>;
+  /**
+   * Registers a module's queues and system tasks, declared in its jobs.ts (`defineJob`,
+   * `defineSystemTask`): answers the typed `Job` of each queue. `deps()` is called when a job or
+   * task runs, never before start (see define.ts for why). Before start: queues are created at start.
+   */
+  register<T extends Record<string, Definition>>(
+    defs: T,
+    ...deps: unknown extends DepsOf<T> ? [] : [() => DepsOf<T>]
+  ): Registered<T>;
   getJob(name: string, id: string): Promise<JobRecord | null>;
   /** Jobs that used up their retries, newest first. */
   deadLetters(name: string, limit?: number): Promise<JobRecord[]>;
   queueStats(): Promise<QueueStat[]>;
-  registerSystemTask(task: SystemTask): void;
   systemTask(name: string): SystemTask | null;
   systemTasks(): readonly SystemTask[];
   readonly started: boolean;

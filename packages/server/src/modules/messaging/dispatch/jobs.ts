@@ -1,6 +1,6 @@
 import { and, asc, eq, lt, ne, or } from 'drizzle-orm';
 import type { AppContext } from '../../../platform/context.ts';
-import type { SystemTask } from '../../../platform/jobs/types.ts';
+import { defineJob, defineSystemTask } from '../../../platform/jobs/define.ts';
 import type { Deliverer } from './deliver.ts';
 import { releaseDeferred, sendDueDigests } from './digest.ts';
 import type { Notifier } from './notify.ts';
@@ -9,58 +9,72 @@ import { notificationDispatches, notificationOutbox } from './tables.ts';
 /** An outbox row or pending dispatch older than this with no worker on it was left behind. */
 const STALE_MS = 60_000;
 
-/**
- * The scheduled system tasks of the notification center (spec §3.6), declared beside their code.
+type DispatchJobDeps = {
+  ctx: AppContext;
+  /** expands one outbox row and delivers what it decided to send now */
+  expand: (outboxId: number) => Promise<void>;
+  deliverer: Deliverer;
+  notifier: Notifier;
+};
+
+/** Sent with each outbox row, in its transaction: expansion and delivery right after the commit. */
+const outbox = defineJob<{ outboxId: number }, DispatchJobDeps>({
+  name: 'messaging.outbox',
+  options: { concurrency: 2, retryLimit: 5 },
+  handler: ({ outboxId }, _job, deps) => deps.expand(outboxId),
+});
+
+/*
+ * The scheduled system tasks of the notification center (spec §3.6).
  * pg-boss fires each cron tick once across instances; the claims inside are atomic anyway.
  */
-export function messagingTasks(
-  ctx: AppContext,
-  deps: { expand: (outboxId: number) => Promise<unknown>; deliverer: Deliverer; notifier: Notifier },
-): SystemTask[] {
-  const d = notificationDispatches;
-  const o = notificationOutbox;
-  return [
-    {
-      name: 'messaging.deliverDeferred',
-      description: 'Deliver notifications deferred by quiet hours whose window has ended',
-      schedule: '* * * * *',
-      async handler() {
-        const released = await releaseDeferred(ctx);
-        await deps.deliverer.deliverClaimed(released);
-        return { released: released.length };
-      },
-    },
-    {
-      name: 'messaging.sendDigests',
-      description: 'Fold due digest notifications into one messaging.digest email per recipient',
-      schedule: '* * * * *',
-      handler: async () => sendDueDigests(ctx, deps.notifier),
-    },
-    {
-      name: 'messaging.sweepOutbox',
-      description: 'Expand and deliver notifications whose worker died or whose wake-up was lost',
-      schedule: '* * * * *',
-      async handler() {
-        const now = ctx.clock();
-        const stale = new Date(now.getTime() - STALE_MS);
-        const rows = await ctx.db
-          .select({ id: o.id })
-          .from(o)
-          .where(
-            and(
-              ne(o.status, 'done'),
-              or(
-                and(eq(o.status, 'pending'), lt(o.createdAt, stale)),
-                and(eq(o.status, 'processing'), lt(o.lockedUntil, now)),
-              ),
-            ),
-          )
-          .orderBy(asc(o.id))
-          .limit(100);
-        for (const { id } of rows) await deps.expand(id);
-        const delivered = await deps.deliverer.deliverPending(lt(d.createdAt, stale));
-        return { expanded: rows.length, delivered };
-      },
-    },
-  ];
-}
+
+const deliverDeferred = defineSystemTask<DispatchJobDeps>({
+  name: 'messaging.deliverDeferred',
+  description: 'Deliver notifications deferred by quiet hours whose window has ended',
+  schedule: '* * * * *',
+  async handler(_params, _run, { ctx, deliverer }) {
+    const released = await releaseDeferred(ctx);
+    await deliverer.deliverClaimed(released);
+    return { released: released.length };
+  },
+});
+
+const sendDigests = defineSystemTask<DispatchJobDeps>({
+  name: 'messaging.sendDigests',
+  description: 'Fold due digest notifications into one messaging.digest email per recipient',
+  schedule: '* * * * *',
+  handler: async (_params, _run, { ctx, notifier }) => sendDueDigests(ctx, notifier),
+});
+
+const sweepOutbox = defineSystemTask<DispatchJobDeps>({
+  name: 'messaging.sweepOutbox',
+  description: 'Expand and deliver notifications whose worker died or whose wake-up was lost',
+  schedule: '* * * * *',
+  async handler(_params, _run, { ctx, expand, deliverer }) {
+    const d = notificationDispatches;
+    const o = notificationOutbox;
+    const now = ctx.clock();
+    const stale = new Date(now.getTime() - STALE_MS);
+    const rows = await ctx.db
+      .select({ id: o.id })
+      .from(o)
+      .where(
+        and(
+          ne(o.status, 'done'),
+          or(
+            and(eq(o.status, 'pending'), lt(o.createdAt, stale)),
+            and(eq(o.status, 'processing'), lt(o.lockedUntil, now)),
+          ),
+        ),
+      )
+      .orderBy(asc(o.id))
+      .limit(100);
+    for (const { id } of rows) await expand(id);
+    const delivered = await deliverer.deliverPending(lt(d.createdAt, stale));
+    return { expanded: rows.length, delivered };
+  },
+});
+
+/** The background work of notification dispatch (registered by the messaging index.ts). */
+export const dispatchJobs = { outbox, deliverDeferred, sendDigests, sweepOutbox };

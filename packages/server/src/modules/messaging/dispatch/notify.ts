@@ -1,10 +1,9 @@
 import type { AppContext } from '../../../platform/context.ts';
 import type { Db } from '../../../platform/db/client.ts';
+import type { Job } from '../../../platform/jobs/define.ts';
 import { checkedEvent, type EventKey, type EventVariables } from '../catalog/catalog.ts';
 import { CHANNELS, type Channel, type ChannelOptions, type Recipient } from '../channels/types.ts';
 import { type ChannelPolicy, notificationOutbox } from './tables.ts';
-
-export const OUTBOX_QUEUE = 'messaging.outbox';
 
 export type NotifyInput<K extends EventKey> = {
   /** the tenant the notification belongs to (null = platform); recipients outside it are unreachable */
@@ -28,7 +27,7 @@ export type Notifier = {
 };
 
 /** The one dispatch entry point (spec §4.4 rules 1–2). Mistakes in the call are thrown, not recorded. */
-export function createNotifier(ctx: Pick<AppContext, 'db' | 'jobs' | 'clock'>): Notifier {
+export function createNotifier(ctx: Pick<AppContext, 'db' | 'clock'>, outbox: Job<{ outboxId: number }>): Notifier {
   const notifyWithin = async <K extends EventKey>(tx: Db, eventKey: K, input: NotifyInput<K>) => {
     const variables = input.variables as Record<string, unknown>;
     checkedEvent(eventKey, variables);
@@ -50,7 +49,7 @@ export function createNotifier(ctx: Pick<AppContext, 'db' | 'jobs' | 'clock'>): 
       })
       .returning({ id: notificationOutbox.id });
     if (!row) throw new Error('notification outbox insert returned nothing');
-    await ctx.jobs.send(OUTBOX_QUEUE, { outboxId: row.id }, { tx });
+    await outbox.send({ outboxId: row.id }, { tx });
     return row.id;
   };
   return {

@@ -1,21 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../../platform/context.ts';
+import { alertJobs } from './jobs.ts';
 import { alertRoutes } from './routes.ts';
 import { type AlertDeps, createAlertService, type ReportedOccurrence } from './service.ts';
 
 export type { AlertDeps } from './service.ts';
 
-export const EVALUATE_TASK = 'monitor.evaluateErrorAlerts';
-
 /** Alert rules on front-end errors: evaluated at report time and every 5 minutes (spec §4.6 rule 6). */
 export function createAlerts(ctx: AppContext, deps: AlertDeps) {
   const service = createAlertService(ctx, deps);
-  ctx.jobs.registerSystemTask({
-    name: EVALUATE_TASK,
-    description: 'Evaluate front-end error alert rules and notify',
-    schedule: '*/5 * * * *',
-    handler: async () => service.evaluateAll(),
-  });
+  ctx.jobs.register(alertJobs, () => ({ evaluateAll: () => service.evaluateAll() }));
   return {
     service,
     /**

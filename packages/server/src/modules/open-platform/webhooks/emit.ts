@@ -1,20 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../../../platform/context.ts';
 import type { Db } from '../../../platform/db/client.ts';
+import type { Job } from '../../../platform/jobs/define.ts';
 import { TEST_EVENT, type WebhookEventRegistry } from './events.ts';
 import { subscribersOf } from './repository.ts';
 import { openWebhookDeliveries, type WebhookPayload } from './tables.ts';
 import type { EmitInput, EmitResult } from './types.ts';
-
-/** The queue whose job sends an emission's first attempts right after its transaction commits. */
-export const WAKE_QUEUE = 'openPlatform.webhookDelivery';
 
 /**
  * Emission inside the caller's transaction (outbox, ARCHITECTURE §5): one delivery row per
  * receiving subscription and a wake job, all of which exist only if the transaction commits.
  * A lost wake job costs a minute: the sweeper sends due rows too.
  */
-export function createEmitter(ctx: Pick<AppContext, 'jobs' | 'clock'>, registry: WebhookEventRegistry) {
+export function createEmitter(
+  ctx: Pick<AppContext, 'clock'>,
+  registry: WebhookEventRegistry,
+  /** sends the emission's first attempts right after its transaction commits (jobs.ts) */
+  wake: Job<{ deliveryIds: number[] }>,
+) {
   return async function emitWithin(tx: Db, input: EmitInput): Promise<EmitResult> {
     if (!registry.has(input.type)) throw new Error(`webhook event "${input.type}" is not registered`);
     if (input.type === TEST_EVENT) throw new Error(`webhook event "${TEST_EVENT}" is sent by the test route only`);
@@ -46,7 +49,7 @@ export function createEmitter(ctx: Pick<AppContext, 'jobs' | 'clock'>, registry:
       )
       .returning({ id: openWebhookDeliveries.id });
     const deliveryIds = rows.map((r) => r.id);
-    await ctx.jobs.send(WAKE_QUEUE, { deliveryIds }, { tx });
+    await wake.send({ deliveryIds }, { tx });
     return { eventId, deliveryIds };
   };
 }

@@ -6,7 +6,7 @@ import { createDeliverer } from './deliver.ts';
 import { createDeliveryService } from './deliveries-service.ts';
 import { createEmitter } from './emit.ts';
 import { createEventRegistry, type WebhookEventDef } from './events.ts';
-import { registerWebhookJobs } from './jobs.ts';
+import { webhookJobs } from './jobs.ts';
 import { deliveryRoutes } from './routes/deliveries.ts';
 import { subscriptionRoutes } from './routes/subscriptions.ts';
 import { createSubscriptionService } from './subscriptions-service.ts';
@@ -24,10 +24,10 @@ export type { EmitInput, EmitResult, WebhookDeps } from './types.ts';
 export function createWebhooks(ctx: AppContext, deps: WebhookDeps) {
   const events = createEventRegistry();
   const deliverer = createDeliverer(ctx, deps);
-  const emitWithin = createEmitter(ctx, events);
+  const jobs = ctx.jobs.register(webhookJobs, () => ({ ctx, deliverer }));
+  const emitWithin = createEmitter(ctx, events, jobs.wake);
   const subs = createSubscriptionService(ctx, events);
   const deliveries = createDeliveryService(ctx, { deliverer, subs });
-  registerWebhookJobs(ctx, deliverer);
 
   return {
     /** what other modules use: payments and the drive register their events and emit them */
