@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
+import type { Notifier } from '../messaging/index.ts';
 import { findTenantByCode } from './auth-repository.ts';
 import { createAuthService } from './auth-service.ts';
+import { systemTasks } from './jobs.ts';
 import {
   type AudienceTarget,
   activeUsers,
@@ -25,10 +27,17 @@ import { userGroupRoutes } from './routes/user-groups.ts';
 import { usersRoutes } from './routes/users.ts';
 import { securitySettings } from './security-settings.ts';
 import { createSessions, SESSION_CONTROL_CHANNEL } from './sessions.ts';
+import { notifyTenantExpiry } from './tenant-expiry.ts';
+import { platformAdminIds } from './tenant-expiry-repository.ts';
+
+export { identityEvents } from './events.ts';
 
 /** Identity and access: tenants, users, RBAC, sessions and sign-in. */
-export function createIdentityModule(ctx: AppContext) {
+export function createIdentityModule(ctx: AppContext, deps: { notify: Notifier['notify'] }) {
   ctx.settingsRegistry.register(securitySettings);
+  const notifyExpiry = (now: Date) => notifyTenantExpiry({ db: ctx.db, notify: deps.notify }, now);
+  for (const task of systemTasks({ clock: ctx.clock, notifyTenantExpiry: notifyExpiry }))
+    ctx.jobs.registerSystemTask(task);
   const sessions = createSessions(ctx);
   const auth = createAuthService(ctx, sessions);
 
@@ -44,6 +53,8 @@ export function createIdentityModule(ctx: AppContext) {
     targetsOfUser: (userId: number) => targetsOfUser(ctx.db, userId),
     missingTargets: (tenantId: number | null, targets: AudienceTarget[]) => missingTargets(ctx.db, tenantId, targets),
     activeUsers: (tenantId: number | null) => activeUsers(ctx.db, tenantId),
+    /** who platform-wide alerts go to: the active platform super administrators */
+    platformAdmins: () => platformAdminIds(ctx.db),
     /** for the OAuth server: the subject of a grant (null when the user is gone) */
     oauthSubject: (userId: number) => oauthSubject(ctx.db, userId, ctx.clock()),
     async register(app: FastifyInstance) {

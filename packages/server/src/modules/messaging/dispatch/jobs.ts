@@ -1,6 +1,7 @@
 import { and, asc, eq, lt, ne, or } from 'drizzle-orm';
 import type { AppContext } from '../../../platform/context.ts';
 import type { SystemTask } from '../../../platform/jobs/types.ts';
+import type { Catalog } from '../catalog/catalog.ts';
 import type { Deliverer } from './deliver.ts';
 import { releaseDeferred, sendDueDigests } from './digest.ts';
 import type { Notifier } from './notify.ts';
@@ -15,7 +16,7 @@ const STALE_MS = 60_000;
  */
 export function messagingTasks(
   ctx: AppContext,
-  deps: { expand: (outboxId: number) => Promise<unknown>; deliverer: Deliverer; notifier: Notifier },
+  deps: { expand: (outboxId: number) => Promise<unknown>; deliverer: Deliverer; notifier: Notifier; catalog: Catalog },
 ): SystemTask[] {
   const d = notificationDispatches;
   const o = notificationOutbox;
@@ -34,7 +35,7 @@ export function messagingTasks(
       name: 'messaging.sendDigests',
       description: 'Fold due digest notifications into one messaging.digest email per recipient',
       schedule: '* * * * *',
-      handler: async () => sendDueDigests(ctx, deps.notifier),
+      handler: async () => sendDueDigests(ctx, deps),
     },
     {
       name: 'messaging.sweepOutbox',

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../../platform/context.ts';
 import type { Db } from '../../../platform/db/client.ts';
-import { checkedEvent, type EventKey, type EventVariables } from '../catalog/catalog.ts';
+import type { EventKey, EventVariables } from '../../../platform/events/types.ts';
+import type { Catalog } from '../catalog/catalog.ts';
 import { CHANNELS, type Channel, type ChannelOptions, type Recipient } from '../channels/types.ts';
 import { type ChannelPolicy, notificationOutbox } from './tables.ts';
 
@@ -28,10 +29,10 @@ export type Notifier = {
 };
 
 /** The one dispatch entry point (spec §4.4 rules 1–2). Mistakes in the call are thrown, not recorded. */
-export function createNotifier(ctx: Pick<AppContext, 'db' | 'jobs' | 'clock'>): Notifier {
+export function createNotifier(ctx: Pick<AppContext, 'db' | 'jobs' | 'clock'>, catalog: Catalog): Notifier {
   const notifyWithin = async <K extends EventKey>(tx: Db, eventKey: K, input: NotifyInput<K>) => {
     const variables = input.variables as Record<string, unknown>;
-    checkedEvent(eventKey, variables);
+    catalog.checked(eventKey, variables);
     checkChannels(input.channels, input.recipients);
     const [row] = await tx
       .insert(notificationOutbox)
