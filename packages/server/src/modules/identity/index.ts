@@ -3,7 +3,7 @@ import type { AppContext } from '../../platform/context.ts';
 import type { Notifier } from '../messaging/index.ts';
 import { findTenantByCode } from './auth-repository.ts';
 import { createAuthService } from './auth-service.ts';
-import { systemTasks } from './jobs.ts';
+import { registerSystemTasks } from './jobs.ts';
 import {
   type AudienceTarget,
   activeUsers,
@@ -36,8 +36,7 @@ export { identityEvents } from './events.ts';
 export function createIdentityModule(ctx: AppContext, deps: { notify: Notifier['notify'] }) {
   ctx.settingsRegistry.register(securitySettings);
   const notifyExpiry = (now: Date) => notifyTenantExpiry({ db: ctx.db, notify: deps.notify }, now);
-  for (const task of systemTasks({ clock: ctx.clock, notifyTenantExpiry: notifyExpiry }))
-    ctx.jobs.registerSystemTask(task);
+  registerSystemTasks(ctx.jobs, { clock: ctx.clock, notifyTenantExpiry: notifyExpiry });
   const sessions = createSessions(ctx);
   const auth = createAuthService(ctx, sessions);
 

@@ -1,10 +1,14 @@
-import type { SystemTask } from '../../platform/jobs/types.ts';
+import type { Jobs, SystemTask } from '../../platform/jobs/types.ts';
+
+type TaskDeps = { clock: () => Date; notifyTenantExpiry: (now: Date) => Promise<{ notified: number }> };
+
+/** Registers the identity module's system tasks (at module creation). */
+export function registerSystemTasks(jobs: Pick<Jobs, 'registerSystemTask'>, deps: TaskDeps) {
+  for (const task of systemTasks(deps)) jobs.registerSystemTask(task);
+}
 
 /** System tasks of the identity module, declared beside their code. Each run uses the application clock. */
-export function systemTasks(deps: {
-  clock: () => Date;
-  notifyTenantExpiry: (now: Date) => Promise<{ notified: number }>;
-}): SystemTask[] {
+function systemTasks(deps: TaskDeps): SystemTask[] {
   return [
     {
       name: 'identity.notifyTenantExpiry',

@@ -5,7 +5,7 @@ import { tenantAdminIds, tenantsExpiringBetween } from './tenant-expiry-reposito
 
 const DAY_MS = 86_400_000;
 /** Reminders before expiry, in days (identity.tenant.expiring); 0 is the expiry itself (identity.tenant.expired). */
-export const EXPIRY_REMINDER_DAYS = [30, 7, 1, 0] as const;
+const EXPIRY_REMINDER_DAYS = [30, 7, 1, 0] as const;
 
 /**
  * Tells each tenant's administrators that its subscription is about to end, or has ended

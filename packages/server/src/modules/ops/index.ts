@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
 import { type DashboardSources, dashboardRoutes } from './dashboard.ts';
 import { healthRoutes } from './health.ts';
-import { systemTasks } from './jobs.ts';
+import { registerSystemTasks } from './jobs.ts';
 import { licenseRoutes } from './license.ts';
 import { checkLicense } from './license-check.ts';
 import { serverAlertRoutes } from './server-alert-routes.ts';
@@ -18,11 +18,10 @@ export type OpsDeps = { dashboard: DashboardSources } & AlertDeps;
 /** Operations: health, metrics, server monitor, licence, dashboard. */
 export function createOpsModule(ctx: AppContext, deps: OpsDeps) {
   ctx.settingsRegistry.register(opsSettings);
-  const tasks = systemTasks({
+  registerSystemTasks(ctx.jobs, {
     checkServerThresholds: () => checkServerThresholds(ctx, deps),
     checkLicense: () => checkLicense(ctx, deps),
   });
-  for (const task of tasks) ctx.jobs.registerSystemTask(task);
   return {
     async register(app: FastifyInstance) {
       healthRoutes(app, ctx);

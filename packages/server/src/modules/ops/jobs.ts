@@ -1,10 +1,17 @@
-import type { SystemTask } from '../../platform/jobs/types.ts';
+import type { Jobs, SystemTask } from '../../platform/jobs/types.ts';
 
-/** System tasks of the ops module, declared beside their code. */
-export function systemTasks(deps: {
+type TaskDeps = {
   checkServerThresholds: () => Promise<{ alerts: number }>;
   checkLicense: () => Promise<{ notified: number | null }>;
-}): SystemTask[] {
+};
+
+/** Registers the ops module's system tasks (at module creation). */
+export function registerSystemTasks(jobs: Pick<Jobs, 'registerSystemTask'>, deps: TaskDeps) {
+  for (const task of systemTasks(deps)) jobs.registerSystemTask(task);
+}
+
+/** System tasks of the ops module, declared beside their code. */
+function systemTasks(deps: TaskDeps): SystemTask[] {
   return [
     {
       name: 'ops.checkServerThresholds',

@@ -3,7 +3,7 @@ import { reminderDue } from '../../platform/jobs/reminders.ts';
 import { type AlertDeps, adminRecipients } from './server-alerts.ts';
 
 /** Reminders before the licence expires, in days (ops.license.expiring); 0: it has (ops.license.invalid). */
-export const LICENSE_REMINDER_DAYS = [30, 7, 1, 0] as const;
+const LICENSE_REMINDER_DAYS = [30, 7, 1, 0] as const;
 
 /**
  * The daily licence check (spec §6.2 ops.license.*): the platform administrators hear 30, 7 and

@@ -3,7 +3,7 @@ import type { Notifier } from '../messaging/index.ts';
 import { type CronJobRow, latestFinishedStatuses } from './repository.ts';
 
 /** Consecutive failed runs of one job that raise ops.scheduler.task_alert. */
-export const FAILURE_STREAK_ALERT = 3;
+const FAILURE_STREAK_ALERT = 3;
 
 export type FailureAlertDeps = {
   db: Db;
