@@ -10,7 +10,7 @@ export function serverAlertRoutes(app: FastifyInstance, deps: AlertDeps) {
   route(app, {
     method: 'POST',
     url: '/api/monitor/server/test-alert',
-    operation: 'ops.server.testAlert',
+    operation: 'ops.server.test_alert',
     auth: 'user',
     permission: 'monitor:server:view',
     schema: {
