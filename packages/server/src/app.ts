@@ -3,21 +3,31 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type DestinationStream } from 'pino';
 import type { Config } from './config.ts';
 import { createFilesModule } from './modules/files/index.ts';
-import { createIdentityModule, type IdentityModule } from './modules/identity/index.ts';
+import { createIdentityModule, type IdentityModule, identityEvents } from './modules/identity/index.ts';
 import { createMemberModule } from './modules/member/index.ts';
-import { createMessagingModule, type MessagingModule } from './modules/messaging/index.ts';
-import { createMonitorModule } from './modules/monitor/index.ts';
-import { createOpenPlatformModule, type OpenPlatformModule } from './modules/open-platform/index.ts';
-import { createOpsModule } from './modules/ops/index.ts';
-import { createSchedulerModule } from './modules/scheduler/index.ts';
+import {
+  createMessagingModule,
+  type MessagingModule,
+  messagingEvents,
+  type Notifier,
+} from './modules/messaging/index.ts';
+import { createMonitorModule, monitorEvents } from './modules/monitor/index.ts';
+import {
+  createOpenPlatformModule,
+  type OpenPlatformModule,
+  openPlatformEvents,
+} from './modules/open-platform/index.ts';
+import { createOpsModule, opsEvents } from './modules/ops/index.ts';
+import { createSchedulerModule, schedulerEvents } from './modules/scheduler/index.ts';
 import { createSystemModule, operationStats } from './modules/system/index.ts';
-import { createTasksModule } from './modules/tasks/index.ts';
+import { createTasksModule, tasksEvents } from './modules/tasks/index.ts';
 import { type License, loadLicense } from './platform/auth/license.ts';
 import type { Cache } from './platform/cache/cache.ts';
 import type { AppContext } from './platform/context.ts';
 import { createSecretBox } from './platform/crypto/secrets.ts';
 import type { Database } from './platform/db/client.ts';
 import { createEgress } from './platform/egress/client.ts';
+import type { ModuleEvents } from './platform/events/types.ts';
 import { registerDocsRoutes, registerOpenApi } from './platform/http/openapi.ts';
 import { createHttpServer } from './platform/http/server.ts';
 import { createJobs } from './platform/jobs/jobs.ts';
@@ -29,6 +39,20 @@ import { VERSION } from './version.ts';
 
 export { VERSION } from './version.ts';
 
+/**
+ * Every module's events, declared once in its events.ts (docs/decisions/0008): the notification
+ * catalog and the webhook registry both read this list.
+ */
+export const moduleEvents: readonly ModuleEvents[] = [
+  opsEvents,
+  identityEvents,
+  schedulerEvents,
+  tasksEvents,
+  messagingEvents,
+  openPlatformEvents,
+  monitorEvents,
+];
+
 export type AppDeps = {
   config: Config;
   database: Database;
@@ -39,6 +63,8 @@ export type AppDeps = {
   extraRoutes?: (app: FastifyInstance) => void | Promise<void>;
   /** where log lines go; default standard output (tests read them) */
   logDestination?: DestinationStream;
+  /** Tests only: events of modules that do not exist yet, declared beside the module ones. */
+  extraEvents?: readonly ModuleEvents[];
 };
 
 declare module 'fastify' {
@@ -58,6 +84,7 @@ declare module 'fastify' {
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database, cache } = deps;
+  const events = [...moduleEvents, ...(deps.extraEvents ?? [])];
   const clock = deps.clock ?? (() => new Date());
   const logger = pino(
     { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
@@ -84,28 +111,39 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     log: logger,
   };
 
+  // Bound late: the notification center needs identity's contacts, and identity, ops and the
+  // scheduler notify (their calls come from system tasks and routes, after everything is built).
+  const notify: Notifier['notify'] = (key, input) => messaging.notify(key, input);
+  const platformAdmins = () => identity.platformAdmins();
   // Modules in the spec's mount order (§1): ops, identity, member, platform.
   const ops = createOpsModule(ctx, {
     dashboard: { identityStats: (_db, scope, now) => identity.identityStats(scope, now), operationStats },
+    notify,
+    platformAdmins,
   });
-  const identity = createIdentityModule(ctx);
+  const identity = createIdentityModule(ctx, { notify });
   const member = createMemberModule(ctx);
   const system = createSystemModule(ctx, { tenantIdByCode: identity.tenantIdByCode });
-  const scheduler = createSchedulerModule(ctx);
+  const scheduler = createSchedulerModule(ctx, { notify, platformAdmins });
   const files = createFilesModule(ctx);
   const tasks = createTasksModule(ctx, { files, exportOperationLogs: system.exportOperationLogs });
-  const messaging = createMessagingModule(ctx, {
-    userContacts: identity.userContacts,
-    memberContacts: member.contacts,
-    usersByTargets: identity.usersByTargets,
-    targetsOfUser: identity.targetsOfUser,
-    missingTargets: identity.missingTargets,
-    activeUsers: identity.activeUsers,
-  });
-  const openPlatform = createOpenPlatformModule(ctx, {
-    user: identity.oauthSubject,
-    notifyWithin: messaging.notifyWithin,
-  });
+  const messaging = createMessagingModule(
+    ctx,
+    {
+      userContacts: identity.userContacts,
+      memberContacts: member.contacts,
+      usersByTargets: identity.usersByTargets,
+      targetsOfUser: identity.targetsOfUser,
+      missingTargets: identity.missingTargets,
+      activeUsers: identity.activeUsers,
+    },
+    events,
+  );
+  const openPlatform = createOpenPlatformModule(
+    ctx,
+    { user: identity.oauthSubject, notifyWithin: messaging.notifyWithin },
+    events,
+  );
   const monitor = createMonitorModule(ctx, { userContacts: identity.userContacts, notify: messaging.notify });
   // The task center's completion events reach their owners through the notification center.
   tasks.onTaskFinished(async (e) => {

@@ -77,6 +77,8 @@ export type TestAppOptions = {
   /** extra (test-only) routes, registered through the real route() helper before the docs routes */
   extraRoutes?: AppDeps['extraRoutes'];
   logDestination?: AppDeps['logDestination'];
+  /** events of modules that do not exist yet (sample webhook events) */
+  extraEvents?: AppDeps['extraEvents'];
 };
 
 /** One app on a fresh database, seeded, with tokens for the platform and demo administrators. */
@@ -99,6 +101,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     clock: opts.clock,
     extraRoutes: opts.extraRoutes,
     logDestination: opts.logDestination,
+    extraEvents: opts.extraEvents,
     ...(opts.license ? { license: loadLicense(opts.license) } : {}),
   });
   await seedIdentity(app.ctx, app.permissionCodes);

@@ -1,6 +1,6 @@
-import { eventDef } from '../../src/modules/messaging/catalog/catalog.ts';
-import type { EventDef } from '../../src/modules/messaging/catalog/types.ts';
 import type { ChannelOptions, Contact, Delivery } from '../../src/modules/messaging/channels/types.ts';
+import type { EventDef } from '../../src/platform/events/types.ts';
+import { catalog } from '../helpers/catalog.ts';
 
 /**
  * A delivery as the dispatcher hands it to an adapter: one event, one recipient (user 1 "Ada"
@@ -18,7 +18,7 @@ export function deliveryOf(
     dispatchId?: number;
   },
 ): Delivery {
-  const def = typeof event === 'string' ? eventDef(event) : event;
+  const def = typeof event === 'string' ? catalog.get(event) : event;
   if (!def) throw new Error(`${event} is not in the catalog`);
   return {
     dispatchId: opts.dispatchId ?? 1,

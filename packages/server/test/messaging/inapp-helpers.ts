@@ -1,9 +1,9 @@
 import { eq } from 'drizzle-orm';
-import { eventDef } from '../../src/modules/messaging/catalog/catalog.ts';
-import type { EventDef } from '../../src/modules/messaging/catalog/types.ts';
 import type { ChannelOptions, Delivery } from '../../src/modules/messaging/channels/types.ts';
 import { inAppMessages } from '../../src/modules/messaging/inapp/tables.ts';
+import type { EventDef } from '../../src/platform/events/types.ts';
 import type { TestApp } from '../helpers/app.ts';
+import { catalog } from '../helpers/catalog.ts';
 import type { PushMessage } from '../helpers/ws-client.ts';
 import { deliveryOf } from './delivery-fixture.ts';
 
@@ -56,7 +56,7 @@ export async function inboxOf(t: TestApp, tenantId: number, userId: number) {
   return [a, b, c] as const;
 }
 
-const published = eventDef('wiki.doc.published') as EventDef;
+const published = catalog.get('wiki.doc.published') as EventDef;
 
 /** A delivery of `wiki.doc.published` ("{{docTitle}} was published") to one admin user. */
 export function userDelivery(

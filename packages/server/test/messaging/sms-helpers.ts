@@ -1,10 +1,10 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { eventDef } from '../../src/modules/messaging/catalog/catalog.ts';
 import type { Delivery } from '../../src/modules/messaging/channels/types.ts';
 import { smsSendLogs } from '../../src/modules/messaging/sms/tables.ts';
 import type { TestApp } from '../helpers/app.ts';
+import { catalog } from '../helpers/catalog.ts';
 import { deliveryOf } from './delivery-fixture.ts';
 
 /**
@@ -175,7 +175,7 @@ export function smsDelivery(
     dispatchId?: number;
   } = {},
 ): Delivery {
-  const base = eventDef('workflow.task.urged');
+  const base = catalog.get('workflow.task.urged');
   if (!base) throw new Error('workflow.task.urged is not in the catalog');
   return deliveryOf({ ...base, templates: opts.smsTemplate ? { sms: opts.smsTemplate } : {} }, tenantId, {
     contact: { phone: '13800000000', ...contact },

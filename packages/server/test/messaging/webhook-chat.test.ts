@@ -1,13 +1,13 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventDef } from '../../src/modules/messaging/catalog/catalog.ts';
-import type { EventDef } from '../../src/modules/messaging/catalog/types.ts';
 import { createChatAdapter } from '../../src/modules/messaging/channels/chat.ts';
 import type { ChannelAdapter, Contact, Delivery } from '../../src/modules/messaging/channels/types.ts';
 import { createWebhookAdapter, webhookSigningSecret } from '../../src/modules/messaging/channels/webhook.ts';
 import { SIGNATURE_HEADER, verifySignature } from '../../src/platform/egress/signing.ts';
+import type { EventDef } from '../../src/platform/events/types.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { catalog } from '../helpers/catalog.ts';
 import { createTenant } from '../helpers/fixtures.ts';
 
 /**
@@ -57,7 +57,7 @@ async function startReceiver(): Promise<Receiver> {
   return receiver;
 }
 
-const alert = eventDef('ops.monitor.alert') as EventDef;
+const alert = catalog.get('ops.monitor.alert') as EventDef;
 const variables = { host: 'db-1', metric: 'cpu', value: '97% <high>', threshold: '90%', level: 'P1' };
 const TITLE = '[P1] cpu on db-1';
 const CONTENT = 'cpu on db-1 is 97% <high> (threshold 90%).';

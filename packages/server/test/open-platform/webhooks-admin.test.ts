@@ -1,10 +1,18 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEventRegistry } from '../../src/modules/open-platform/webhooks/events.ts';
 import { openWebhookDeliveries, openWebhookSubscriptions } from '../../src/modules/open-platform/webhooks/tables.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { expectError, fieldsOf, rowCount } from '../helpers/assert.ts';
 import { createTenant, createUserWithPermissions, type TenantFixture } from '../helpers/fixtures.ts';
-import { deliveryRow, insertApp, type Receiver, startReceiver, subscriptionById } from './webhooks-helpers.ts';
+import {
+  deliveryRow,
+  insertApp,
+  type Receiver,
+  sampleEvents,
+  startReceiver,
+  subscriptionById,
+} from './webhooks-helpers.ts';
 
 /**
  * Subscription administration over HTTP: create (secret once), list, get, update, status,
@@ -17,12 +25,17 @@ let other: TenantFixture;
 let appId: number;
 let otherAppId: number;
 const base = '/api/open-platform/webhooks';
+const declared = [
+  { type: 'sample.order.created', description: 'an order was created' },
+  { type: 'sample.order.paid', description: 'an order was paid' },
+];
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  t = await createTestApp({ env: { EGRESS_ALLOW_HOSTS: `127.0.0.1:${receiver.port}` } });
-  t.app.openPlatform.webhooks.registerEvent({ type: 'sample.order.created', description: 'an order was created' });
-  t.app.openPlatform.webhooks.registerEvent({ type: 'sample.order.paid', description: 'an order was paid' });
+  t = await createTestApp({
+    env: { EGRESS_ALLOW_HOSTS: `127.0.0.1:${receiver.port}` },
+    extraEvents: sampleEvents(...declared),
+  });
   other = await createTenant(t, 'wh-other');
   appId = await insertApp(t, t.demoTenantId);
   otherAppId = await insertApp(t, other.tenantId);
@@ -236,8 +249,8 @@ describe('catalog and delivery log', () => {
     expect(res.statusCode).toBe(200);
     const types = res.json().data.map((e: { type: string }) => e.type);
     expect(types).toEqual(expect.arrayContaining(['webhook.test', 'sample.order.created', 'sample.order.paid']));
-    expect(() => t.app.openPlatform.webhooks.registerEvent({ type: 'sample.order.paid', description: 'x' })).toThrow();
-    expect(() => t.app.openPlatform.webhooks.registerEvent({ type: 'Bad Type', description: 'x' })).toThrow();
+    expect(() => createEventRegistry([...declared, { type: 'sample.order.paid', description: 'x' }])).toThrow();
+    expect(() => createEventRegistry([{ type: 'Bad Type', description: 'x' }])).toThrow();
   });
 
   it('deliveries list newest first, filtered; another tenant’s are not listed', async () => {

@@ -16,6 +16,7 @@ import {
   insertApp,
   type Receiver,
   runTask,
+  sampleEvents,
   settled,
   startReceiver,
   subscriptionById,
@@ -44,10 +45,15 @@ const token = () => login(t.app, 'admin', ADMIN_PASSWORD, 'demo');
 beforeAll(async () => {
   receiver = await startReceiver();
   refused = await startReceiver();
-  t = await createTestApp({ clock: clock.clock, env: { EGRESS_ALLOW_HOSTS: `127.0.0.1:${receiver.port}` } });
-  webhooks().registerEvent({ type: 'sample.order.created', description: 'an order was created' });
-  webhooks().registerEvent({ type: 'sample.order.paid', description: 'an order was paid' });
-  webhooks().registerEvent({ type: 'other.thing.done', description: 'something else' });
+  t = await createTestApp({
+    clock: clock.clock,
+    env: { EGRESS_ALLOW_HOSTS: `127.0.0.1:${receiver.port}` },
+    extraEvents: sampleEvents(
+      { type: 'sample.order.created', description: 'an order was created' },
+      { type: 'sample.order.paid', description: 'an order was paid' },
+      { type: 'other.thing.done', description: 'something else' },
+    ),
+  });
   creatorId = (await createUserWithPermissions(t, [])).userId;
   appId = await insertApp(t, t.demoTenantId, { createdBy: creatorId, name: 'Shop sync' });
   demoAdminId = (await call(t.app, 'GET', '/api/auth/me', { token: t.demoAdminToken })).json().data.user.id;

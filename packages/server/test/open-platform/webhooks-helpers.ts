@@ -9,9 +9,13 @@ import {
   openWebhookDeliveries,
   openWebhookSubscriptions,
 } from '../../src/modules/open-platform/webhooks/tables.ts';
+import type { WebhookEventDef } from '../../src/platform/events/types.ts';
 import type { TestApp } from '../helpers/app.ts';
 
 /** A webhook receiver on 127.0.0.1: records every request; answers `statusFor(path)` after `delayMs`. */
+/** Webhook events of a module that does not exist yet, declared for a test app (`extraEvents`). */
+export const sampleEvents = (...webhooks: WebhookEventDef[]) => [{ notifications: {}, webhooks }];
+
 export type Hit = { path: string; headers: IncomingHttpHeaders; body: string };
 export type Receiver = {
   origin: string;

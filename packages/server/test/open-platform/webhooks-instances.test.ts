@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openWebhookAttempts, openWebhookDeliveries } from '../../src/modules/open-platform/webhooks/tables.ts';
 import { call, createTestApp, createTestStore, type TestApp, type TestStore } from '../helpers/app.ts';
 import { testClock } from '../messaging/dispatch-helpers.ts';
-import { insertApp, type Receiver, runTask, startReceiver, waitFor } from './webhooks-helpers.ts';
+import { insertApp, type Receiver, runTask, sampleEvents, startReceiver, waitFor } from './webhooks-helpers.ts';
 
 /**
  * Two instances on one PostgreSQL database: the wake jobs and both instances' sweepers work on
@@ -29,10 +29,10 @@ describe('webhook deliveries on two instances', () => {
       EGRESS_ALLOW_HOSTS: `127.0.0.1:${receiver.port}`,
       SECRET_KEYS: `k1:${randomBytes(32).toString('base64')}`,
     };
-    a = await createTestApp({ store, clock: clock.clock, env });
-    b = await createTestApp({ store, clock: clock.clock, env });
-    // the catalog is in-process: every instance registers the same events at start
-    for (const t of [a, b]) t.app.openPlatform.webhooks.registerEvent({ type: 'sample.job.done', description: 'x' });
+    // the catalog is in-process: every instance declares the same events at start
+    const extraEvents = sampleEvents({ type: 'sample.job.done', description: 'x' });
+    a = await createTestApp({ store, clock: clock.clock, env, extraEvents });
+    b = await createTestApp({ store, clock: clock.clock, env, extraEvents });
     const appId = await insertApp(a, a.demoTenantId);
     const res = await call(a.app, 'POST', '/api/open-platform/webhooks', {
       token: a.demoAdminToken,

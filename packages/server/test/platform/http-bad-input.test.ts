@@ -8,11 +8,11 @@ import Fastify from 'fastify';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { roles } from '../../src/modules/identity/tables.ts';
-import { allEvents } from '../../src/modules/messaging/catalog/catalog.ts';
 import { unsubscribeToken } from '../../src/modules/messaging/unsubscribe/token.ts';
 import { route } from '../../src/platform/http/route.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { expectError, rowCount } from '../helpers/assert.ts';
+import { catalog } from '../helpers/catalog.ts';
 
 /**
  * The causes the input fuzz test found, each pinned by a direct example, and what only a real
@@ -264,7 +264,7 @@ describe('declarations', () => {
 
 describe('unsubscribe links', () => {
   it('open for every event key of the catalog, the longest included', async () => {
-    const keys = allEvents().map((e) => e.key);
+    const keys = catalog.all().map((e) => e.key);
     expect(keys).toContain('open-platform.webhook.delivery_failed');
     for (const eventKey of keys) {
       const token = unsubscribeToken(t.app.ctx.secrets, { tenantId: t.demoTenantId, recipientKey: 'u:1', eventKey });

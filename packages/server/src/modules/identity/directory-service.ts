@@ -5,6 +5,7 @@ import type { AudienceTarget } from './contacts-repository.ts';
 import * as contacts from './contacts-repository.ts';
 import { toOAuthSubject } from './oauth-subject.ts';
 import { identityStats } from './stats-repository.ts';
+import { platformAdminIds } from './tenant-expiry-repository.ts';
 import { findUserWithTenant } from './users-repository.ts';
 
 /** What other modules ask of identity (wired in app.ts): tenants by code, contacts, audiences, subjects, totals. */
@@ -25,6 +26,8 @@ export function createDirectoryService({ db, clock, config }: Pick<AppContext, '
       const row = await findUserWithTenant(db, userId);
       return row ? toOAuthSubject(row, clock()) : null;
     },
+    /** who platform-wide alerts go to: the active platform super administrators */
+    platformAdmins: () => platformAdminIds(db),
     /** for the dashboard: users, online users (within the access-token lifetime), today's sign-ins */
     identityStats: (scope: Pick<Scope, 'tenantId'>, now: Date) =>
       identityStats(db, scope, now, config.accessTokenTtlSeconds),

@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
+import type { Notifier } from '../messaging/index.ts';
 import { createAuthService } from './auth-service.ts';
 import { createDepartmentsService } from './departments-service.ts';
 import { createDirectoryService } from './directory-service.ts';
+import { identityJobs } from './jobs.ts';
 import { createLoginLogsService } from './login-logs-service.ts';
 import { createMenusService } from './menus-service.ts';
 import { createOnlineSessionsService } from './online-sessions-service.ts';
@@ -23,16 +25,22 @@ import { userGroupRoutes } from './routes/user-groups.ts';
 import { usersRoutes } from './routes/users.ts';
 import { securitySettings } from './security-settings.ts';
 import { createSessions, SESSION_CONTROL_CHANNEL } from './sessions.ts';
+import { notifyTenantExpiry } from './tenant-expiry.ts';
 import { createTenantsService } from './tenants-service.ts';
 import { createUserGroupsService } from './user-groups-service.ts';
 import { createUsersService } from './users-service.ts';
 
+export { identityEvents } from './events.ts';
 export type { OAuthSubject } from './oauth-subject.ts';
 export { seedIdentity } from './seed-service.ts';
 
 /** Identity and access: tenants, users, RBAC, sessions and sign-in. */
-export function createIdentityModule(ctx: AppContext) {
+export function createIdentityModule(ctx: AppContext, deps: { notify: Notifier['notify'] }) {
   ctx.settingsRegistry.register(securitySettings);
+  ctx.jobs.register(identityJobs, () => ({
+    clock: ctx.clock,
+    notifyTenantExpiry: (now: Date) => notifyTenantExpiry({ db: ctx.db, notify: deps.notify }, now),
+  }));
   const sessions = createSessions(ctx);
   const auth = createAuthService({ ...ctx, sessions });
   const users = createUsersService({ ...ctx, sessions, auth });

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
+import type { ModuleEvents } from '../../platform/events/types.ts';
 import { createAnnouncements } from './announcements/index.ts';
+import { createCatalog } from './catalog/catalog.ts';
 import { createChatAdapter } from './channels/chat.ts';
 import { createChannelRegistry } from './channels/registry.ts';
 import { createWebhookAdapter } from './channels/webhook.ts';
@@ -16,14 +18,16 @@ import { createPush } from './push/index.ts';
 import { messagingSettings } from './settings.ts';
 import { createSms } from './sms/index.ts';
 
-export type { EventKey, EventVariables } from './catalog/catalog.ts';
+export type { EventKey, EventVariables } from '../../platform/events/types.ts';
 export type { Notifier, NotifyInput } from './dispatch/notify.ts';
+export { messagingEvents } from './events.ts';
 
 /**
  * The notification center (spec §1.4, §2.3, §4.4): the event catalog, one dispatch entry point
  * (notify / notifyWithin), six channels, preferences, quiet hours, digests and the delivery trace.
  */
-export function createMessagingModule(ctx: AppContext, deps: MessagingDeps) {
+export function createMessagingModule(ctx: AppContext, deps: MessagingDeps, events: readonly ModuleEvents[]) {
+  const catalog = createCatalog(events);
   ctx.settingsRegistry.register(messagingSettings);
   const channels = createChannelRegistry();
   const areas: MessagingArea[] = [
@@ -37,16 +41,18 @@ export function createMessagingModule(ctx: AppContext, deps: MessagingDeps) {
   channels.register(createWebhookAdapter(ctx));
   channels.register(createChatAdapter(ctx));
 
-  const jobs = ctx.jobs.register(dispatchJobs, () => ({ ctx, expand: process, deliverer, notifier }));
-  const notifier = createNotifier(ctx, jobs.outbox);
-  const deliverer = createDeliverer(ctx, channels);
+  const jobs = ctx.jobs.register(dispatchJobs, () => ({ ctx, expand: process, deliverer, notifier, catalog }));
+  const notifier = createNotifier(ctx, catalog, jobs.outbox);
+  const deliverer = createDeliverer(ctx, channels, catalog);
   /** expansion, then delivery of what it decided to send now (spec §3.6: flushed right after the write) */
   const process = async (outboxId: number) => {
-    if (await expandOutbox(ctx, { registry: channels, contacts: deps }, outboxId)) await deliverer.forOutbox(outboxId);
+    if (await expandOutbox(ctx, { catalog, registry: channels, contacts: deps }, outboxId))
+      await deliverer.forOutbox(outboxId);
   };
-  areas.push(createPolicies(ctx, { registry: channels }));
+  areas.push(createPolicies(ctx, catalog));
 
   return {
+    catalog,
     channels,
     notify: notifier.notify,
     notifyWithin: notifier.notifyWithin,

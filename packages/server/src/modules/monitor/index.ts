@@ -6,6 +6,8 @@ import type { IssuesDeps } from './issues/deps.ts';
 import { createIssues } from './issues/index.ts';
 import { createSourceMaps } from './sourcemaps/index.ts';
 
+export { monitorEvents } from './events.ts';
+
 /** What monitoring needs from other modules (wired in app.ts); the restorer comes from here. */
 export type MonitorDeps = Omit<IssuesDeps, 'restore'> & Pick<AlertDeps, 'notify'>;
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
+import type { ModuleEvents } from '../../platform/events/types.ts';
 import { createApps } from './apps/index.ts';
 import { appAuthResolver } from './oauth/app-auth.ts';
 import { connectedAppsRoutes } from './oauth/connected-apps.ts';
@@ -13,6 +14,7 @@ import { openApiRoutes } from './open-api-routes.ts';
 import { createScopeRegistry } from './scopes.ts';
 import { createWebhooks, type WebhookDeps } from './webhooks/index.ts';
 
+export { openPlatformEvents } from './events.ts';
 export type { ScopeDef } from './scopes.ts';
 
 export type OpenPlatformDeps = {
@@ -25,9 +27,13 @@ export type OpenPlatformDeps = {
  * authorization server, bearer access for applications (`auth: 'app'`), connected apps, and
  * open-platform webhooks.
  */
-export function createOpenPlatformModule(ctx: AppContext, deps: OpenPlatformDeps) {
+export function createOpenPlatformModule(ctx: AppContext, deps: OpenPlatformDeps, events: readonly ModuleEvents[]) {
   const scopes = createScopeRegistry();
-  const webhooks = createWebhooks(ctx, deps);
+  const webhooks = createWebhooks(
+    ctx,
+    deps,
+    events.flatMap((m) => m.webhooks),
+  );
   const apps = createApps(ctx, {
     scopes,
     // an application's grants and webhooks go with it, in the deleting transaction

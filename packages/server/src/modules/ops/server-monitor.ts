@@ -57,7 +57,7 @@ export function serverMonitorRoutes(app: FastifyInstance, ctx: AppContext) {
   });
 }
 
-async function serverSnapshot(ctx: AppContext) {
+export async function serverSnapshot(ctx: AppContext) {
   const [cpuUsage, disk] = await Promise.all([sampleCpuUsage(CPU_SAMPLE_MS), diskOf(ctx.config.dataDir)]);
   const cpus = os.cpus();
   const total = os.totalmem();

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
+import type { Notifier } from '../messaging/index.ts';
 import { schedulerJobs } from './jobs.ts';
 import * as repo from './repository.ts';
 import { cronJobRoutes } from './routes/cron-jobs.ts';
@@ -14,11 +15,19 @@ declare module 'fastify' {
   }
 }
 
+export { schedulerEvents } from './events.ts';
+
 /**
  * The cron jobs admin (release 0.1.0): jobs bound to registered system tasks, fired once per tick
  * across instances by pg-boss schedules, with a run log.
  */
-export function createSchedulerModule(ctx: AppContext) {
+export type SchedulerDeps = {
+  notify: Notifier['notify'];
+  /** who failure alerts go to: cron jobs are platform-level */
+  platformAdmins: () => Promise<number[]>;
+};
+
+export function createSchedulerModule(ctx: AppContext, deps: SchedulerDeps) {
   const jobs = ctx.jobs.register(schedulerJobs, () => ({
     runCron,
     clock: ctx.clock,
@@ -26,7 +35,7 @@ export function createSchedulerModule(ctx: AppContext) {
   }));
   const sync = createScheduleSync(ctx, jobs.cron);
   const service = createCronJobsService(ctx, sync, jobs.cron);
-  const runCron = createRunner(ctx, sync);
+  const runCron = createRunner(ctx, sync, { db: ctx.db, ...deps });
 
   const mod = {
     service,

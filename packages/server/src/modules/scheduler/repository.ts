@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, inArray, lt, or, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, lt, ne, or, type SQL } from 'drizzle-orm';
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { type Page, type PageRequest, scoped } from '../../platform/db/scoped.ts';
@@ -102,4 +102,15 @@ export async function pruneRuns(db: Db, before: Date): Promise<number> {
     .where(and(lt(cronJobRuns.startedAt, before), inArray(cronJobRuns.status, ['success', 'failed'])))
     .returning({ id: cronJobRuns.id });
   return rows.length;
+}
+
+/** Statuses of a job's latest finished runs, newest first. */
+export async function latestFinishedStatuses(db: Db, jobId: number, limit: number): Promise<RunStatus[]> {
+  const rows = await db
+    .select({ status: cronJobRuns.status })
+    .from(cronJobRuns)
+    .where(and(eq(cronJobRuns.jobId, jobId), ne(cronJobRuns.status, 'running')))
+    .orderBy(desc(cronJobRuns.finishedAt), desc(cronJobRuns.id))
+    .limit(limit);
+  return rows.map((r) => r.status);
 }

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { AppContext } from '../../platform/context.ts';
 import { tickAt } from '../../platform/jobs/cron.ts';
 import type { JobInfo } from '../../platform/jobs/types.ts';
+import { type FailureAlertDeps, notifyRunFailed } from './failure-alerts.ts';
 import type { CronPayload } from './jobs.ts';
 import * as repo from './repository.ts';
 import type { ScheduleSync } from './schedule.ts';
@@ -16,7 +17,7 @@ const ERROR_MAX = 4000;
  * duration, result or error) around the registered handler. A failed run is recorded, not
  * retried: the next tick is the retry.
  */
-export function createRunner(ctx: AppContext, sync: ScheduleSync) {
+export function createRunner(ctx: AppContext, sync: ScheduleSync, alerts: FailureAlertDeps) {
   const { db, clock, log } = ctx;
 
   async function execute(job: repo.CronJobRow, run: repo.CronJobRunRow) {
@@ -41,6 +42,7 @@ export function createRunner(ctx: AppContext, sync: ScheduleSync) {
       result,
       error,
     });
+    if (error !== null) await notifyRunFailed(alerts, job, run.id, error);
     return { runId: run.id, status };
   }
 

@@ -1,5 +1,23 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { defineEvents, IN, IN_MAIL } from '../../platform/events/define.ts';
 import type { TaskStatus } from './tables.ts';
+
+/** Notification events of the task center (docs/decisions/0008): an export reached its end. */
+export const tasksEvents = defineEvents('platform', {
+  'platform.export.finished': {
+    displayName: 'Export finished',
+    defaultChannels: IN,
+    availableChannels: IN_MAIL,
+    title: 'Export {{status}}: {{taskName}}',
+    content: 'Your export "{{taskName}}" {{status}}. {{detail}}',
+    variables: { taskName: 'string', status: 'string', detail: 'string?' },
+  },
+});
+
+type TasksNotifications = (typeof tasksEvents)['notifications'];
+declare module '../../platform/events/types.ts' {
+  interface NotificationEvents extends TasksNotifications {}
+}
 
 /** A task reached a final state. The notification center subscribes to deliver it (spec §6.2). */
 export type TaskFinishedEvent = {

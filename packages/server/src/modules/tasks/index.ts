@@ -12,6 +12,7 @@ import { createTaskRunner } from './runner.ts';
 import { createTasksService, type TaskFiles } from './tasks-service.ts';
 
 export type { TaskFinishedEvent, TaskFinishedListener } from './events.ts';
+export { tasksEvents } from './events.ts';
 export type { TaskControls, TaskKind, TaskOutput } from './registry.ts';
 export { TaskCancelled } from './registry.ts';
 

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../../platform/context.ts';
-import type { Severity } from '../catalog/types.ts';
+import type { Severity } from '../../../platform/events/types.ts';
 import type { MessagingSettings } from '../settings.ts';
 import { absoluteLink, deliverEach, postJson, renderedTexts } from './delivery-helpers.ts';
 import type { ChannelAdapter, Delivery, DeliveryOutcome } from './types.ts';

@@ -1,8 +1,7 @@
-import type { EventDef } from '../catalog/types.ts';
+import type { Channel, EventDef } from '../../../platform/events/types.ts';
 
-/** Spec §2.3 channel enumeration. */
-export const CHANNELS = ['inapp', 'email', 'sms', 'push', 'webhook', 'chat'] as const;
-export type Channel = (typeof CHANNELS)[number];
+// the channel enumeration lives with the event declarations that name channels
+export { CHANNELS, type Channel } from '../../../platform/events/types.ts';
 
 /** Who a notification is for (spec §2.3). External recipients have no preferences and get one channel. */
 export type Recipient =

@@ -1,4 +1,4 @@
-import type { EventDef } from '../catalog/types.ts';
+import type { EventDef } from '../../../platform/events/types.ts';
 import type { Channel, RecipientType } from '../channels/types.ts';
 import type { ChannelPolicy, Decision, DigestMode, ReasonCode } from './tables.ts';
 import { nextDigestTime, quietWindowEnd } from './zoned-time.ts';

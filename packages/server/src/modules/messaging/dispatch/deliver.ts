@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { AppContext } from '../../../platform/context.ts';
-import { eventDef } from '../catalog/catalog.ts';
+import type { Catalog } from '../catalog/catalog.ts';
 import type { ChannelRegistry } from '../channels/registry.ts';
 import type { Delivery, DeliveryOutcome } from '../channels/types.ts';
 import { unsubscribeToken } from '../unsubscribe/token.ts';
@@ -20,7 +20,7 @@ export type Deliverer = ReturnType<typeof createDeliverer>;
  * outcome with a conditional update. A worker that dies leaves leased rows the sweeper retakes
  * once the lease expires.
  */
-export function createDeliverer(ctx: AppContext, registry: ChannelRegistry) {
+export function createDeliverer(ctx: AppContext, registry: ChannelRegistry, catalog: Catalog) {
   const d = notificationDispatches;
   const baseUrl = (ctx.config.publicBaseUrl ?? `http://localhost:${ctx.config.port}`).replace(/\/$/, '');
 
@@ -65,7 +65,7 @@ export function createDeliverer(ctx: AppContext, registry: ChannelRegistry) {
   }
 
   function toDelivery(row: DispatchRow, input: OutboxInput): Delivery | null {
-    const event = eventDef(row.eventKey);
+    const event = catalog.get(row.eventKey);
     if (!event) return null;
     const person = row.recipientType !== 'external';
     return {

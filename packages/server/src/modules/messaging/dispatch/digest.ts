@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { AppContext } from '../../../platform/context.ts';
-import { eventDef } from '../catalog/catalog.ts';
+import type { Catalog } from '../catalog/catalog.ts';
 import { renderTemplate } from '../render.ts';
 import { LEASE_MS } from './deliver.ts';
 import type { Notifier } from './notify.ts';
@@ -15,7 +15,10 @@ const KEYS_PER_RUN = 200;
  * rows keep decision `deferred` / `digest`; the digest email's own dispatch row (same digest key
  * as its idempotency key) carries the outcome.
  */
-export async function sendDueDigests(ctx: AppContext, notifier: Notifier): Promise<{ digests: number; items: number }> {
+export async function sendDueDigests(
+  ctx: AppContext,
+  deps: { notifier: Notifier; catalog: Catalog },
+): Promise<{ digests: number; items: number }> {
   const d = notificationDispatches;
   const now = ctx.clock();
   const due = and(
@@ -49,11 +52,11 @@ export async function sendDueDigests(ctx: AppContext, notifier: Notifier): Promi
       const lines = rows
         .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
         .map((r) => {
-          const def = eventDef(r.eventKey);
+          const def = deps.catalog.get(r.eventKey);
           const title = def ? renderTemplate(def.title, inputs.get(r.outboxId)?.variables ?? {}) : r.eventKey;
           return `• ${title} (${def?.displayName ?? r.eventKey}, ${r.createdAt.toISOString().slice(0, 16).replace('T', ' ')} UTC)`;
         });
-      await notifier.notifyWithin(tx, 'messaging.digest', {
+      await deps.notifier.notifyWithin(tx, 'messaging.digest', {
         tenantId: first.tenantId,
         recipients: [{ type: first.recipientType, id: first.recipientId }],
         variables: { count: rows.length, lines: lines.join('\n') },

@@ -1,8 +1,8 @@
 import { and, count, eq, gt, inArray, ne, sql } from 'drizzle-orm';
 import type { AppContext } from '../../../platform/context.ts';
 import type { Db } from '../../../platform/db/client.ts';
-import { eventDef } from '../catalog/catalog.ts';
-import type { EventDef } from '../catalog/types.ts';
+import type { EventDef } from '../../../platform/events/types.ts';
+import type { Catalog } from '../catalog/catalog.ts';
 import type { ChannelRegistry } from '../channels/registry.ts';
 import type { Channel } from '../channels/types.ts';
 import type { MessagingDeps } from '../deps.ts';
@@ -38,7 +38,11 @@ export async function usableChannels(
  */
 export async function expandOutbox(
   ctx: AppContext,
-  deps: { registry: ChannelRegistry; contacts: Pick<MessagingDeps, 'userContacts' | 'memberContacts'> },
+  deps: {
+    catalog: Catalog;
+    registry: ChannelRegistry;
+    contacts: Pick<MessagingDeps, 'userContacts' | 'memberContacts'>;
+  },
   outboxId: number,
 ): Promise<boolean> {
   const now = ctx.clock();
@@ -54,7 +58,7 @@ export async function expandOutbox(
     )
     .returning();
   if (!row) return false;
-  const def = eventDef(row.eventKey);
+  const def = deps.catalog.get(row.eventKey);
   if (!def) {
     // the catalog lost this key (a code change after the row was written): recorded, not retried
     ctx.log.error({ outboxId, eventKey: row.eventKey }, 'notifications: outbox row names an unknown event');

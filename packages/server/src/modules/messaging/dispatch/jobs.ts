@@ -1,6 +1,7 @@
 import { and, asc, eq, lt, ne, or } from 'drizzle-orm';
 import type { AppContext } from '../../../platform/context.ts';
 import { defineJob, defineSystemTask } from '../../../platform/jobs/define.ts';
+import type { Catalog } from '../catalog/catalog.ts';
 import type { Deliverer } from './deliver.ts';
 import { releaseDeferred, sendDueDigests } from './digest.ts';
 import type { Notifier } from './notify.ts';
@@ -15,6 +16,7 @@ type DispatchJobDeps = {
   expand: (outboxId: number) => Promise<void>;
   deliverer: Deliverer;
   notifier: Notifier;
+  catalog: Catalog;
 };
 
 /** Sent with each outbox row, in its transaction: expansion and delivery right after the commit. */
@@ -44,7 +46,7 @@ const sendDigests = defineSystemTask<DispatchJobDeps>({
   name: 'messaging.sendDigests',
   description: 'Fold due digest notifications into one messaging.digest email per recipient',
   schedule: '* * * * *',
-  handler: async (_params, _run, { ctx, notifier }) => sendDueDigests(ctx, notifier),
+  handler: async (_params, _run, { ctx, notifier, catalog }) => sendDueDigests(ctx, { notifier, catalog }),
 });
 
 const sweepOutbox = defineSystemTask<DispatchJobDeps>({

@@ -1,7 +1,8 @@
 import type { AppContext } from '../../../platform/context.ts';
 import type { Db } from '../../../platform/db/client.ts';
+import type { EventKey, EventVariables } from '../../../platform/events/types.ts';
 import type { Job } from '../../../platform/jobs/define.ts';
-import { checkedEvent, type EventKey, type EventVariables } from '../catalog/catalog.ts';
+import type { Catalog } from '../catalog/catalog.ts';
 import { CHANNELS, type Channel, type ChannelOptions, type Recipient } from '../channels/types.ts';
 import { type ChannelPolicy, notificationOutbox } from './tables.ts';
 
@@ -27,10 +28,14 @@ export type Notifier = {
 };
 
 /** The one dispatch entry point (spec §4.4 rules 1–2). Mistakes in the call are thrown, not recorded. */
-export function createNotifier(ctx: Pick<AppContext, 'db' | 'clock'>, outbox: Job<{ outboxId: number }>): Notifier {
+export function createNotifier(
+  ctx: Pick<AppContext, 'db' | 'clock'>,
+  catalog: Catalog,
+  outbox: Job<{ outboxId: number }>,
+): Notifier {
   const notifyWithin = async <K extends EventKey>(tx: Db, eventKey: K, input: NotifyInput<K>) => {
     const variables = input.variables as Record<string, unknown>;
-    checkedEvent(eventKey, variables);
+    catalog.checked(eventKey, variables);
     checkChannels(input.channels, input.recipients);
     const [row] = await tx
       .insert(notificationOutbox)

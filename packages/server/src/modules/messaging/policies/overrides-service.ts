@@ -3,7 +3,7 @@ import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { tenantFilter } from '../../../platform/db/scoped.ts';
 import { httpErrors } from '../../../platform/http/errors.ts';
-import { eventDef } from '../catalog/catalog.ts';
+import type { Catalog } from '../catalog/catalog.ts';
 import type { Channel } from '../channels/types.ts';
 import { notificationEventOverrides } from '../dispatch/tables.ts';
 import { baselineRule, scopeOverrides } from './rules-view.ts';
@@ -11,10 +11,14 @@ import { baselineRule, scopeOverrides } from './rules-view.ts';
 export type OverrideItem = { eventKey: string; channel: Channel; enabled: boolean; locked?: boolean };
 
 /** Every item must name a catalog event and one of its available channels; all errors at once. */
-export function checkItems(items: { eventKey: string; channel: Channel }[], opts: { hiddenAllowed: boolean }) {
+export function checkItems(
+  catalog: Catalog,
+  items: { eventKey: string; channel: Channel }[],
+  opts: { hiddenAllowed: boolean },
+) {
   const details: { field: string; message: string }[] = [];
   items.forEach((item, i) => {
-    const def = eventDef(item.eventKey);
+    const def = catalog.get(item.eventKey);
     if (!def || (def.hidden && !opts.hiddenAllowed))
       details.push({ field: `items.${i}.eventKey`, message: 'unknown event key' });
     else if (!def.availableChannels.includes(item.channel))
@@ -27,15 +31,21 @@ export function checkItems(items: { eventKey: string; channel: Channel }[], opts
  * Saves the scope's overrides sparsely (spec §2.3): a value equal to what applies without this
  * scope's row (the platform's rule for a tenant, the catalog default for the platform) is deleted.
  */
-export async function saveOverrides(db: Db, scope: Scope, items: OverrideItem[], userId: number | null) {
-  checkItems(items, { hiddenAllowed: true });
+export async function saveOverrides(
+  db: Db,
+  catalog: Catalog,
+  scope: Scope,
+  items: OverrideItem[],
+  userId: number | null,
+) {
+  checkItems(catalog, items, { hiddenAllowed: true });
   const t = notificationEventOverrides;
   return db.transaction(async (tx) => {
     const overrides = await scopeOverrides(tx, scope.tenantId);
     let saved = 0;
     let removed = 0;
     for (const item of items) {
-      const def = eventDef(item.eventKey);
+      const def = catalog.get(item.eventKey);
       if (!def) continue;
       const base = baselineRule(def, item.channel, overrides, scope.tenantId);
       const locked = item.locked ?? false;
@@ -60,8 +70,8 @@ export async function saveOverrides(db: Db, scope: Scope, items: OverrideItem[],
 }
 
 /** Deletes the scope's overrides (of one event, or all): the defaults apply again. */
-export async function resetOverrides(db: Db, scope: Scope, eventKey: string | undefined) {
-  if (eventKey !== undefined && !eventDef(eventKey)) throw httpErrors.invalidField('eventKey', 'unknown event key');
+export async function resetOverrides(db: Db, catalog: Catalog, scope: Scope, eventKey: string | undefined) {
+  if (eventKey !== undefined && !catalog.get(eventKey)) throw httpErrors.invalidField('eventKey', 'unknown event key');
   const t = notificationEventOverrides;
   const rows = await db
     .delete(t)

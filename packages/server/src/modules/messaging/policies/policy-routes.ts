@@ -4,10 +4,11 @@ import { userOf } from '../../../platform/auth/principal.ts';
 import type { AppContext } from '../../../platform/context.ts';
 import { route } from '../../../platform/http/route.ts';
 import { PageOf } from '../../../platform/http/schemas.ts';
+import type { Catalog } from '../catalog/catalog.ts';
 import { webhookSigningSecret } from '../channels/webhook.ts';
 import { listDispatches } from './dispatch-log.ts';
 import { resetOverrides, saveOverrides } from './overrides-service.ts';
-import { catalogEvents, eventView, scopeOverrides } from './rules-view.ts';
+import { eventView, scopeOverrides } from './rules-view.ts';
 import {
   DispatchQuery,
   DispatchView,
@@ -21,7 +22,7 @@ import {
 const tags = ['Notifications'];
 
 /** Administrators: the catalog with the scope's overrides, saving and resetting them, the dispatch log. */
-export function policyRoutes(app: FastifyInstance, ctx: AppContext) {
+export function policyRoutes(app: FastifyInstance, ctx: AppContext, catalog: Catalog) {
   route(app, {
     method: 'GET',
     url: '/api/notification-policies/events',
@@ -36,7 +37,8 @@ export function policyRoutes(app: FastifyInstance, ctx: AppContext) {
     },
     handler: async (req) => {
       const overrides = await scopeOverrides(ctx.db, req.scope.tenantId);
-      return catalogEvents()
+      return catalog
+        .all()
         .filter((e) => (req.query.includeHidden ?? true) || !e.hidden)
         .filter((e) => !req.query.group || e.group === req.query.group)
         .map((e) => eventView(e, overrides));
@@ -55,7 +57,8 @@ export function policyRoutes(app: FastifyInstance, ctx: AppContext) {
       body: OverridesBody,
       response: SaveResult,
     },
-    handler: async (req) => saveOverrides(ctx.db, req.scope, req.body.items, userOf(req.scope)?.userId ?? null),
+    handler: async (req) =>
+      saveOverrides(ctx.db, catalog, req.scope, req.body.items, userOf(req.scope)?.userId ?? null),
   });
 
   route(app, {
@@ -70,7 +73,7 @@ export function policyRoutes(app: FastifyInstance, ctx: AppContext) {
       body: ResetBody,
       response: Type.Object({ removed: Type.Integer() }),
     },
-    handler: async (req) => resetOverrides(ctx.db, req.scope, req.body.eventKey),
+    handler: async (req) => resetOverrides(ctx.db, catalog, req.scope, req.body.eventKey),
   });
 
   route(app, {

@@ -4,6 +4,7 @@ import { type Scope, userOf } from '../../../platform/auth/principal.ts';
 import type { AppContext } from '../../../platform/context.ts';
 import { httpErrors } from '../../../platform/http/errors.ts';
 import { route } from '../../../platform/http/route.ts';
+import type { Catalog } from '../catalog/catalog.ts';
 import {
   type PreferenceOwner,
   preferenceMatrix,
@@ -22,14 +23,14 @@ function ownerOf(scope: Scope): PreferenceOwner {
   return { tenantId: user.tenantId, recipientKey: `u:${user.userId}` };
 }
 
-export function preferenceRoutes(app: FastifyInstance, ctx: AppContext) {
+export function preferenceRoutes(app: FastifyInstance, ctx: AppContext, catalog: Catalog) {
   route(app, {
     method: 'GET',
     url: '/api/notification-preferences/matrix',
     operation: 'messaging.preference.matrix',
     auth: 'user',
     schema: { tags, summary: 'My preference matrix: events × channels', response: Type.Array(MatrixRow) },
-    handler: async (req) => preferenceMatrix(ctx.db, ownerOf(req.scope)),
+    handler: async (req) => preferenceMatrix(ctx.db, catalog, ownerOf(req.scope)),
   });
 
   route(app, {
@@ -43,7 +44,7 @@ export function preferenceRoutes(app: FastifyInstance, ctx: AppContext) {
       body: MatrixBody,
       response: Type.Array(MatrixRow),
     },
-    handler: async (req) => savePreferences(ctx.db, ownerOf(req.scope), req.body.items),
+    handler: async (req) => savePreferences(ctx.db, catalog, ownerOf(req.scope), req.body.items),
   });
 
   route(app, {

@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../../platform/db/client.ts';
 import { tenantFilter } from '../../../platform/db/scoped.ts';
 import { httpErrors } from '../../../platform/http/errors.ts';
-import { allEvents, eventDef } from '../catalog/catalog.ts';
+import type { Catalog } from '../catalog/catalog.ts';
 import type { Channel } from '../channels/types.ts';
 import { DEFAULT_SETTINGS, effectiveRules, type RecipientSettings } from '../dispatch/decide.ts';
 import { loadPreferences, loadSettings, settingsOf } from '../dispatch/rules-repository.ts';
@@ -16,13 +16,14 @@ export type PreferenceOwner = { tenantId: number | null; recipientKey: string };
 export type PreferenceItem = { eventKey: string; channel: Channel; enabled: boolean };
 
 /** The matrix the owner sees: visible events × channels, with defaults, locks and their switches. */
-export async function preferenceMatrix(db: Db, owner: PreferenceOwner) {
+export async function preferenceMatrix(db: Db, catalog: Catalog, owner: PreferenceOwner) {
   const [overrides, prefs] = await Promise.all([
     scopeOverrides(db, owner.tenantId),
     loadPreferences(db, owner.tenantId, [owner.recipientKey]),
   ]);
   const mine = prefs.get(owner.recipientKey);
-  return allEvents()
+  return catalog
+    .all()
     .filter((def) => !def.hidden)
     .map((def) => ({
       eventKey: def.key,
@@ -44,12 +45,12 @@ export async function preferenceMatrix(db: Db, owner: PreferenceOwner) {
 }
 
 /** Saves switches sparsely: a switch equal to the effective default deletes the owner's row. */
-export async function savePreferences(db: Db, owner: PreferenceOwner, items: PreferenceItem[]) {
-  checkItems(items, { hiddenAllowed: false });
+export async function savePreferences(db: Db, catalog: Catalog, owner: PreferenceOwner, items: PreferenceItem[]) {
+  checkItems(catalog, items, { hiddenAllowed: false });
   const overrides = await scopeOverrides(db, owner.tenantId);
   const details: { field: string; message: string }[] = [];
   items.forEach((item, i) => {
-    const def = eventDef(item.eventKey);
+    const def = catalog.get(item.eventKey);
     const rule = def && effectiveRules(def, overrides.get(def.key) ?? new Map()).get(item.channel);
     if (def?.mandatory && !item.enabled)
       details.push({ field: `items.${i}.enabled`, message: 'a mandatory event cannot be switched off' });
@@ -58,14 +59,20 @@ export async function savePreferences(db: Db, owner: PreferenceOwner, items: Pre
   });
   if (details.length) throw httpErrors.validation(details);
   await db.transaction(async (tx) => {
-    for (const item of items) await setPreference(tx, owner, item, overrides);
+    for (const item of items) await setPreference(tx, catalog, owner, item, overrides);
   });
-  return preferenceMatrix(db, owner);
+  return preferenceMatrix(db, catalog, owner);
 }
 
 /** One switch, sparse (also used by the unsubscribe link). */
-export async function setPreference(tx: Db, owner: PreferenceOwner, item: PreferenceItem, overrides?: ScopeOverrides) {
-  const def = eventDef(item.eventKey);
+export async function setPreference(
+  tx: Db,
+  catalog: Catalog,
+  owner: PreferenceOwner,
+  item: PreferenceItem,
+  overrides?: ScopeOverrides,
+) {
+  const def = catalog.get(item.eventKey);
   if (!def) return;
   const scope = overrides ?? (await scopeOverrides(tx, owner.tenantId));
   const defaultOn = effectiveRules(def, scope.get(def.key) ?? new Map()).get(item.channel)?.enabled ?? false;

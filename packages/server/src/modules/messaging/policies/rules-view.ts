@@ -1,6 +1,5 @@
 import type { Db } from '../../../platform/db/client.ts';
-import { allEvents } from '../catalog/catalog.ts';
-import type { EventDef } from '../catalog/types.ts';
+import type { EventDef } from '../../../platform/events/types.ts';
 import { CHANNELS, type Channel } from '../channels/types.ts';
 import { type ChannelRule, effectiveRules } from '../dispatch/decide.ts';
 import { loadOverrides, type ScopeRule } from '../dispatch/rules-repository.ts';
@@ -72,5 +71,3 @@ export function eventView(def: EventDef, overrides: ScopeOverrides) {
     channels: channelViews(def, overrides),
   };
 }
-
-export const catalogEvents = () => allEvents();

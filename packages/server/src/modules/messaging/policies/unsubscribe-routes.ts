@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { AppContext } from '../../../platform/context.ts';
 import { replyFormats } from '../../../platform/http/reply-formats.ts';
 import { route } from '../../../platform/http/route.ts';
-import { eventDef } from '../catalog/catalog.ts';
+import type { Catalog } from '../catalog/catalog.ts';
 import { escapeHtml } from '../render.ts';
 import { readUnsubscribeToken } from '../unsubscribe/token.ts';
 import { setPreference } from './preferences-service.ts';
@@ -31,7 +31,7 @@ const invalid = (reply: FastifyReply) =>
  * POST mail clients send without a page. Unsubscribing switches the email channel of that event
  * off for that recipient; external addresses get the same sparse preference row.
  */
-export function unsubscribeRoutes(app: FastifyInstance, ctx: AppContext) {
+export function unsubscribeRoutes(app: FastifyInstance, ctx: AppContext, catalog: Catalog) {
   route(app, {
     method: 'GET',
     url: '/api/notification-unsubscribe/:token',
@@ -47,7 +47,7 @@ export function unsubscribeRoutes(app: FastifyInstance, ctx: AppContext) {
     },
     handler: async (req, reply) => {
       const target = readUnsubscribeToken(ctx.secrets, req.params.token);
-      const def = target && eventDef(target.eventKey);
+      const def = target && catalog.get(target.eventKey);
       if (!target || !def) return invalid(reply);
       return page(
         'Unsubscribe',
@@ -74,10 +74,10 @@ export function unsubscribeRoutes(app: FastifyInstance, ctx: AppContext) {
     },
     handler: async (req, reply) => {
       const target = readUnsubscribeToken(ctx.secrets, req.params.token);
-      const def = target && eventDef(target.eventKey);
+      const def = target && catalog.get(target.eventKey);
       if (!target || !def || def.mandatory) return invalid(reply);
       await ctx.db.transaction((tx) =>
-        setPreference(tx, target, { eventKey: def.key, channel: 'email', enabled: false }),
+        setPreference(tx, catalog, target, { eventKey: def.key, channel: 'email', enabled: false }),
       );
       return page(
         'Unsubscribed',

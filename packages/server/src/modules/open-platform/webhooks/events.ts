@@ -1,9 +1,11 @@
+import type { WebhookEventDef } from '../../../platform/events/types.ts';
+
 /**
- * The webhook event catalog: modules register the event types they emit (payments their
- * payment.* and refund.* events, the drive drive.node.*, drive.share.*, drive.collect.received —
- * spec §6.1, §6.3). Subscriptions name registered types, a `prefix.*` pattern, or `*` for all.
+ * The webhook event catalog: the event types the modules declare in their events.ts (payments
+ * their payment.* and refund.* events, the drive drive.node.*, drive.share.*,
+ * drive.collect.received — spec §6.1, §6.3), handed over by app.ts. Subscriptions name
+ * registered types, a `prefix.*` pattern, or `*` for all.
  */
-export type WebhookEventDef = { type: string; description: string };
 
 /** The event the test route sends; it is never emitted to subscriptions. */
 export const TEST_EVENT = 'webhook.test';
@@ -13,7 +15,7 @@ const PATTERN = /^([a-z][a-z0-9_]*\.)+\*$/;
 
 export type WebhookEventRegistry = ReturnType<typeof createEventRegistry>;
 
-export function createEventRegistry() {
+export function createEventRegistry(declared: readonly WebhookEventDef[]) {
   const events = new Map<string, WebhookEventDef>();
 
   function register(def: WebhookEventDef): void {
@@ -26,9 +28,9 @@ export function createEventRegistry() {
     type: TEST_EVENT,
     description: 'Sent by "send test event" to check a receiver; data holds a message and the subscription id',
   });
+  for (const def of declared) register(def);
 
   return {
-    register,
     has: (type: string) => events.has(type),
     all: (): WebhookEventDef[] => [...events.values()].sort((a, b) => a.type.localeCompare(b.type)),
     /** Why a subscription's entry is not acceptable, or null. */

@@ -2,10 +2,11 @@ import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../../platform/context.ts';
 import type { Db } from '../../../platform/db/client.ts';
+import type { WebhookEventDef } from '../../../platform/events/types.ts';
 import { createDeliverer } from './deliver.ts';
 import { createDeliveryService } from './deliveries-service.ts';
 import { createEmitter } from './emit.ts';
-import { createEventRegistry, type WebhookEventDef } from './events.ts';
+import { createEventRegistry } from './events.ts';
 import { webhookJobs } from './jobs.ts';
 import { deliveryRoutes } from './routes/deliveries.ts';
 import { subscriptionRoutes } from './routes/subscriptions.ts';
@@ -13,7 +14,6 @@ import { createSubscriptionService } from './subscriptions-service.ts';
 import { openWebhookSubscriptions } from './tables.ts';
 import type { EmitInput, WebhookDeps } from './types.ts';
 
-export type { WebhookEventDef } from './events.ts';
 export type { EmitInput, EmitResult, WebhookDeps } from './types.ts';
 
 /**
@@ -21,8 +21,8 @@ export type { EmitInput, EmitResult, WebhookDeps } from './types.ts';
  * per application and event, signed deliveries through the egress guard, retries with backoff,
  * auto-disable after a failure streak, the delivery log and redelivery.
  */
-export function createWebhooks(ctx: AppContext, deps: WebhookDeps) {
-  const events = createEventRegistry();
+export function createWebhooks(ctx: AppContext, deps: WebhookDeps, declared: readonly WebhookEventDef[]) {
+  const events = createEventRegistry(declared);
   const deliverer = createDeliverer(ctx, deps);
   const jobs = ctx.jobs.register(webhookJobs, () => ({ ctx, deliverer }));
   const emitWithin = createEmitter(ctx, events, jobs.wake);
@@ -30,9 +30,8 @@ export function createWebhooks(ctx: AppContext, deps: WebhookDeps) {
   const deliveries = createDeliveryService(ctx, { deliverer, subs });
 
   return {
-    /** what other modules use: payments and the drive register their events and emit them */
+    /** what other modules use: payments and the drive emit the events they declare */
     api: {
-      registerEvent: (def: WebhookEventDef) => events.register(def),
       /** inside the caller's transaction: nothing is sent if it rolls back */
       emitWithin,
       /** in a transaction of its own */

@@ -6,7 +6,7 @@ export type WebhookDeps = { notifyWithin: Notifier['notifyWithin'] };
 export type EmitInput = {
   /** the tenant the event happened in (null: platform); only that tenant's subscriptions receive it */
   tenantId: number | null;
-  /** a registered event type (registerEvent) */
+  /** an event type a module declares in its events.ts */
   type: string;
   /** the event's own fields: the `data` of the body; must serialize to JSON */
   data: unknown;

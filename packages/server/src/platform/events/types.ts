@@ -1,4 +1,12 @@
-import type { Channel } from '../channels/types.ts';
+/**
+ * The shape of the events a module declares in its `events.ts` (docs/decisions/0008): the
+ * notification catalog (spec §2.3, §6.2) and the open-platform webhook registry both read these
+ * declarations, handed over by app.ts; the kernel holds only the types.
+ */
+
+/** Spec §2.3 channel enumeration. */
+export const CHANNELS = ['inapp', 'email', 'sms', 'push', 'webhook', 'chat'] as const;
+export type Channel = (typeof CHANNELS)[number];
 
 export type Severity = 'normal' | 'important' | 'critical';
 
@@ -18,7 +26,7 @@ export type VariablesOf<V extends Record<string, VariableType>> = {
   [K in RequiredKeys<V>]: TypeOf<V[K]>;
 } & { [K in OptionalKeys<V>]?: TypeOf<V[K]> };
 
-/** One catalog entry (spec §2.3 event definition attributes). Fixed in code, never stored. */
+/** One notification catalog entry (spec §2.3 event definition attributes). Fixed in code, never stored. */
 export type EventDef = {
   key: string;
   group: string;
@@ -42,3 +50,29 @@ export type EventDef = {
   hidden: boolean;
   variables: Record<string, VariableType>;
 };
+
+/** An event type open-platform webhook subscriptions can name (spec §6.1, §6.3). */
+export type WebhookEventDef = { type: string; description: string };
+
+/** Everything one module declares: its notification events and the webhook events it emits. */
+export type ModuleEvents = {
+  notifications: Readonly<Record<string, EventDef>>;
+  webhooks: readonly WebhookEventDef[];
+};
+
+/**
+ * Every notification event by key, for the compiler: each module's `events.ts` adds its own
+ * declarations to this interface (declaration merging), so notify() checks keys and variables
+ * without the notification center importing any module.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by the modules' declaration merging
+export interface NotificationEvents {}
+
+export type EventKey = keyof NotificationEvents & string;
+
+/** The variables notify() must pass for an event. */
+export type EventVariables<K extends EventKey> = NotificationEvents[K] extends {
+  variables: infer V extends Record<string, VariableType>;
+}
+  ? VariablesOf<V>
+  : never;

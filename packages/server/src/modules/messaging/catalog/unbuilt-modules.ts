@@ -1,16 +1,16 @@
-import { defineGroup } from './define.ts';
+import { defineEvents, HOUR, IN, IN_MAIL, PERSONAL, WIDE } from '../../../platform/events/define.ts';
+import type { ModuleEvents } from '../../../platform/events/types.ts';
 
 /**
- * The notification event catalog (spec §6.2), fixed in code. Storage holds only overrides and
- * preferences. Built-in title and content are plain text with `{{variable}}` placeholders.
+ * Notification events (spec §6.2) of modules that do not exist yet: wiki, workflow, report,
+ * feedback and the drive. The catalog keeps every key of §6.2 (overrides and preferences can
+ * name them, the console lists them), and a module owns its events, so they wait here, in the
+ * notification center that would deliver them, until their module is built: then each group
+ * moves to that module's events.ts unchanged (docs/decisions/0008). Their webhook events
+ * (spec §6.1, §6.3) are not declared before their module: a subscription must only name events
+ * something emits.
  */
-const IN = ['inapp'] as const;
-const IN_MAIL = ['inapp', 'email'] as const;
-const WIDE = ['inapp', 'email', 'sms', 'push', 'webhook', 'chat'] as const;
-const PERSONAL = ['inapp', 'email', 'sms', 'push'] as const;
-const HOUR = 3600;
-
-const wiki = defineGroup('wiki', {
+const wiki = defineEvents('wiki', {
   'wiki.doc.published': {
     displayName: 'Document published',
     defaultChannels: IN,
@@ -63,7 +63,7 @@ const wiki = defineGroup('wiki', {
 
 const task = { taskTitle: 'string', processName: 'string', actorName: 'string?' } as const;
 const instance = { processName: 'string', instanceTitle: 'string', actorName: 'string?', comment: 'string?' } as const;
-const workflow = defineGroup('workflow', {
+const workflow = defineEvents('workflow', {
   'workflow.task.created': {
     displayName: 'New approval task',
     severity: 'important',
@@ -175,137 +175,7 @@ const workflow = defineGroup('workflow', {
   },
 });
 
-const identity = defineGroup('identity', {
-  'identity.tenant.expiring': {
-    displayName: 'Tenant subscription expiring',
-    severity: 'important',
-    defaultChannels: IN_MAIL,
-    availableChannels: PERSONAL,
-    mandatory: true,
-    title: 'Tenant {{tenantName}} expires on {{expiresAt}}',
-    content: 'The subscription of {{tenantName}} expires on {{expiresAt}} ({{daysLeft}} days left).',
-    variables: { tenantName: 'string', expiresAt: 'string', daysLeft: 'number' },
-  },
-  'identity.tenant.expired': {
-    displayName: 'Tenant subscription expired',
-    severity: 'critical',
-    defaultChannels: IN_MAIL,
-    availableChannels: PERSONAL,
-    mandatory: true,
-    title: 'Tenant {{tenantName}} has expired',
-    content: 'The subscription of {{tenantName}} expired on {{expiresAt}}.',
-    variables: { tenantName: 'string', expiresAt: 'string' },
-  },
-});
-
-const ops = defineGroup('ops', {
-  'ops.monitor.alert': {
-    displayName: 'Server monitor alert',
-    severity: 'critical',
-    defaultChannels: IN_MAIL,
-    availableChannels: WIDE,
-    title: '[{{level}}] {{metric}} on {{host}}',
-    content: '{{metric}} on {{host}} is {{value}} (threshold {{threshold}}).',
-    rateLimit: { max: 6, windowSeconds: HOUR },
-    variables: { host: 'string', metric: 'string', value: 'string', threshold: 'string', level: 'string' },
-  },
-  'ops.monitor.alert_test': {
-    displayName: 'Server monitor alert (test)',
-    defaultChannels: IN,
-    availableChannels: WIDE,
-    hidden: true,
-    title: 'Test alert from {{host}}',
-    content: 'This is a test of the monitor alert channels.',
-    variables: { host: 'string' },
-  },
-  'ops.error.alert': {
-    displayName: 'Front-end error alert',
-    severity: 'important',
-    defaultChannels: IN_MAIL,
-    availableChannels: WIDE,
-    title: '[{{condition}}] {{ruleName}}: {{message}}',
-    content: 'Rule "{{ruleName}}" fired ({{condition}}): {{count}} events. Latest: {{message}}',
-    variables: { ruleName: 'string', condition: 'string', count: 'number', message: 'string' },
-  },
-  'ops.scheduler.job_failed': {
-    displayName: 'Scheduled job failed',
-    severity: 'important',
-    defaultChannels: IN_MAIL,
-    availableChannels: WIDE,
-    title: 'Job failed: {{jobName}}',
-    content: 'Scheduled job "{{jobName}}" failed: {{error}}',
-    rateLimit: { max: 10, windowSeconds: HOUR },
-    variables: { jobName: 'string', error: 'string' },
-  },
-  'ops.scheduler.task_alert': {
-    displayName: 'Scheduled task alert',
-    severity: 'important',
-    defaultChannels: IN,
-    availableChannels: WIDE,
-    title: 'Task alert: {{taskName}}',
-    content: '{{taskName}}: {{message}}',
-    variables: { taskName: 'string', message: 'string' },
-  },
-  'ops.license.expiring': {
-    displayName: 'Licence expiring',
-    severity: 'important',
-    defaultChannels: IN_MAIL,
-    mandatory: true,
-    title: 'The licence expires on {{expiresAt}}',
-    content: 'The Atrium licence for {{licensee}} expires on {{expiresAt}}.',
-    variables: { licensee: 'string', expiresAt: 'string' },
-  },
-  'ops.license.invalid': {
-    displayName: 'Licence invalid',
-    severity: 'critical',
-    defaultChannels: IN_MAIL,
-    mandatory: true,
-    title: 'The licence is invalid',
-    content: 'The installed licence was rejected: {{reason}}',
-    variables: { reason: 'string' },
-  },
-});
-
-const openPlatform = defineGroup('open-platform', {
-  'open-platform.app.review_requested': {
-    displayName: 'Application review requested',
-    defaultChannels: IN_MAIL,
-    availableChannels: PERSONAL,
-    title: 'Review requested: {{appName}}',
-    content: '{{actorName}} asks for a review of the application "{{appName}}".',
-    variables: { appName: 'string', actorName: 'string' },
-  },
-  'open-platform.app.reviewed': {
-    displayName: 'Application reviewed',
-    defaultChannels: IN_MAIL,
-    availableChannels: PERSONAL,
-    title: '{{appName}}: {{result}}',
-    content: 'The application "{{appName}}" was reviewed: {{result}}. {{comment}}',
-    variables: { appName: 'string', result: 'string', comment: 'string?' },
-  },
-  'open-platform.webhook.delivery_failed': {
-    displayName: 'Webhook delivery failing',
-    severity: 'important',
-    defaultChannels: IN_MAIL,
-    availableChannels: WIDE,
-    title: 'Webhook of {{appName}} is failing',
-    content: 'Deliveries to {{url}} failed {{failures}} times; last error: {{error}}',
-    rateLimit: { max: 4, windowSeconds: HOUR },
-    variables: { appName: 'string', url: 'string', failures: 'number', error: 'string' },
-  },
-  'open-platform.quota.threshold_exceeded': {
-    displayName: 'API quota threshold exceeded',
-    severity: 'important',
-    defaultChannels: IN_MAIL,
-    availableChannels: WIDE,
-    title: '{{appName}} used {{percent}}% of its quota',
-    content: 'The application "{{appName}}" used {{percent}}% of its {{period}} API quota.',
-    rateLimit: { max: 1, windowSeconds: 24 * HOUR },
-    variables: { appName: 'string', percent: 'number', period: 'string' },
-  },
-});
-
-const report = defineGroup('report', {
+const report = defineEvents('report', {
   'report.dashboard.mentioned': {
     displayName: 'Mentioned on a dashboard',
     defaultChannels: IN,
@@ -316,7 +186,7 @@ const report = defineGroup('report', {
   },
 });
 
-const platform = defineGroup('platform', {
+const feedback = defineEvents('platform', {
   'platform.feedback.handled': {
     displayName: 'Feedback handled',
     defaultChannels: IN,
@@ -325,30 +195,10 @@ const platform = defineGroup('platform', {
     content: 'Your feedback "{{subject}}" was handled: {{reply}}',
     variables: { subject: 'string', reply: 'string' },
   },
-  'platform.export.finished': {
-    displayName: 'Export finished',
-    defaultChannels: IN,
-    availableChannels: IN_MAIL,
-    title: 'Export {{status}}: {{taskName}}',
-    content: 'Your export "{{taskName}}" {{status}}. {{detail}}',
-    variables: { taskName: 'string', status: 'string', detail: 'string?' },
-  },
-});
-
-const messaging = defineGroup('messaging', {
-  'messaging.digest': {
-    displayName: 'Notification digest',
-    defaultChannels: ['email'],
-    hidden: true,
-    bypassQuietHours: true,
-    title: 'Your notification digest: {{count}} new',
-    content: 'You have {{count}} notifications since the last digest:\n\n{{lines}}',
-    variables: { count: 'number', lines: 'string' },
-  },
 });
 
 const node = { nodeName: 'string', spaceName: 'string', actorName: 'string?' } as const;
-const drive = defineGroup('drive', {
+const drive = defineEvents('drive', {
   'drive.node.shared': {
     displayName: 'File shared with me',
     defaultChannels: IN,
@@ -461,14 +311,13 @@ const drive = defineGroup('drive', {
   },
 });
 
-export const CATALOG = {
-  ...wiki,
-  ...workflow,
-  ...identity,
-  ...ops,
-  ...openPlatform,
-  ...report,
-  ...platform,
-  ...messaging,
-  ...drive,
-};
+export const unbuiltModuleEvents: ModuleEvents[] = [wiki, workflow, report, feedback, drive];
+
+type Unbuilt = (typeof wiki)['notifications'] &
+  (typeof workflow)['notifications'] &
+  (typeof report)['notifications'] &
+  (typeof feedback)['notifications'] &
+  (typeof drive)['notifications'];
+declare module '../../../platform/events/types.ts' {
+  interface NotificationEvents extends Unbuilt {}
+}
