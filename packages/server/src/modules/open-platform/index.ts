@@ -2,13 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
 import type { SystemTask } from '../../platform/jobs/types.ts';
 import { createApps } from './apps/index.ts';
-import { appAuthResolver } from './oauth/app-auth.ts';
-import { connectedAppsRoutes } from './oauth/connected-apps.ts';
-import type { OAuthDeps, OAuthUser } from './oauth/deps.ts';
-import { issuerOf } from './oauth/discovery.ts';
-import { oauthRoutes } from './oauth/routes.ts';
-import { signingKeys } from './oauth/signing-keys.ts';
-import { deleteAppGrants, purgeExpired, tokenStore } from './oauth/tokens.ts';
+import { createOAuth, type FindOAuthUser } from './oauth/index.ts';
 import { openApiRoutes } from './open-api-routes.ts';
 import { createScopeRegistry } from './scopes.ts';
 import { createWebhooks, type WebhookDeps } from './webhooks/index.ts';
@@ -17,7 +11,7 @@ export type { ScopeDef } from './scopes.ts';
 
 export type OpenPlatformDeps = {
   /** identity's view of a user (OAuth subject) */
-  user: (userId: number) => Promise<OAuthUser | null>;
+  user: FindOAuthUser;
 } & WebhookDeps;
 
 /**
@@ -32,40 +26,28 @@ export function createOpenPlatformModule(ctx: AppContext, deps: OpenPlatformDeps
     scopes,
     // an application's grants and webhooks go with it, in the deleting transaction
     onDelete: async (tx, appId) => {
-      await deleteAppGrants(tx, appId);
+      await oauth.tokens.deleteAppGrants(tx, appId);
       await webhooks.deleteForApp(tx, appId);
     },
   });
-  const oauth: OAuthDeps = {
-    ctx,
-    issuer: issuerOf(ctx),
-    scopes,
-    store: tokenStore(ctx.db, {
-      accessSeconds: ctx.config.oauthAccessTokenTtlSeconds,
-      refreshSeconds: ctx.config.oauthRefreshTokenTtlSeconds,
-    }),
-    keys: signingKeys(ctx),
-    user: deps.user,
-    clients: apps.clients,
-  };
+  const oauth = createOAuth(ctx, { scopes, clients: apps.clients, user: deps.user });
   const purge: SystemTask = {
     name: 'openPlatform.purgeExpiredTokens',
     description: 'Delete OAuth tokens and codes that expired more than a day ago',
     schedule: '17 3 * * *',
-    handler: async () => purgeExpired(ctx.db, ctx.clock()),
+    handler: async () => oauth.tokens.purgeExpired(ctx.clock()),
   };
   ctx.jobs.registerSystemTask(purge);
 
   return {
     scopes,
     /** for the kernel: resolves `auth: 'app'` bearer tokens */
-    resolveAppAuth: appAuthResolver(ctx, deps.user),
+    resolveAppAuth: oauth.resolveAppAuth,
     webhooks: webhooks.api,
     /** client records cached for client authentication; `changed(clientId)` after writing open_apps outside the apps service */
     clients: apps.clients,
     async register(app: FastifyInstance) {
-      oauthRoutes(app, oauth);
-      connectedAppsRoutes(app, oauth);
+      oauth.register(app);
       openApiRoutes(app);
       await apps.register(app);
       webhooks.register(app);
