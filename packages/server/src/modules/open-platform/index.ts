@@ -2,14 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
 import type { ModuleEvents } from '../../platform/events/types.ts';
 import { createApps } from './apps/index.ts';
-import { appAuthResolver } from './oauth/app-auth.ts';
-import { connectedAppsRoutes } from './oauth/connected-apps.ts';
-import type { OAuthDeps, OAuthUser } from './oauth/deps.ts';
-import { issuerOf } from './oauth/discovery.ts';
+import { createOAuth, type FindOAuthUser } from './oauth/index.ts';
 import { oauthJobs } from './oauth/jobs.ts';
-import { oauthRoutes } from './oauth/routes.ts';
-import { signingKeys } from './oauth/signing-keys.ts';
-import { deleteAppGrants, purgeExpired, tokenStore } from './oauth/tokens.ts';
 import { openApiRoutes } from './open-api-routes.ts';
 import { createScopeRegistry } from './scopes.ts';
 import { createWebhooks, type WebhookDeps } from './webhooks/index.ts';
@@ -19,7 +13,7 @@ export type { ScopeDef } from './scopes.ts';
 
 export type OpenPlatformDeps = {
   /** identity's view of a user (OAuth subject) */
-  user: (userId: number) => Promise<OAuthUser | null>;
+  user: FindOAuthUser;
 } & WebhookDeps;
 
 /**
@@ -38,34 +32,22 @@ export function createOpenPlatformModule(ctx: AppContext, deps: OpenPlatformDeps
     scopes,
     // an application's grants and webhooks go with it, in the deleting transaction
     onDelete: async (tx, appId) => {
-      await deleteAppGrants(tx, appId);
+      await oauth.tokens.deleteAppGrants(tx, appId);
       await webhooks.deleteForApp(tx, appId);
     },
   });
-  const oauth: OAuthDeps = {
-    ctx,
-    issuer: issuerOf(ctx),
-    scopes,
-    store: tokenStore(ctx.db, {
-      accessSeconds: ctx.config.oauthAccessTokenTtlSeconds,
-      refreshSeconds: ctx.config.oauthRefreshTokenTtlSeconds,
-    }),
-    keys: signingKeys(ctx),
-    user: deps.user,
-    clients: apps.clients,
-  };
-  ctx.jobs.register(oauthJobs, () => ({ purgeExpired: (now: Date) => purgeExpired(ctx.db, now), clock: ctx.clock }));
+  const oauth = createOAuth(ctx, { scopes, clients: apps.clients, user: deps.user });
+  ctx.jobs.register(oauthJobs, () => ({ purgeExpired: oauth.tokens.purgeExpired, clock: ctx.clock }));
 
   return {
     scopes,
     /** for the kernel: resolves `auth: 'app'` bearer tokens */
-    resolveAppAuth: appAuthResolver(ctx, deps.user),
+    resolveAppAuth: oauth.resolveAppAuth,
     webhooks: webhooks.api,
     /** client records cached for client authentication; `changed(clientId)` after writing open_apps outside the apps service */
     clients: apps.clients,
     async register(app: FastifyInstance) {
-      oauthRoutes(app, oauth);
-      connectedAppsRoutes(app, oauth);
+      oauth.register(app);
       openApiRoutes(app);
       await apps.register(app);
       webhooks.register(app);

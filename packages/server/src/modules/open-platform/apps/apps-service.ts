@@ -1,8 +1,8 @@
 import { type Scope, userOf } from '../../../platform/auth/principal.ts';
-import type { AppContext } from '../../../platform/context.ts';
+import type { Db } from '../../../platform/db/client.ts';
 import type { PageRequest } from '../../../platform/db/scoped.ts';
 import { onUniqueViolation, rowOrThrow } from '../../../platform/db/sql.ts';
-import { revokeTokensOutsideScopes } from '../oauth/tokens.ts';
+import { revokeTokensOutsideScopes } from '../oauth/token-repository.ts';
 import { checkAppSettings } from './app-rules.ts';
 import * as repo from './apps-repository.ts';
 import type { ClientCache } from './client-cache.ts';
@@ -25,7 +25,7 @@ export type AppCreateInput = {
 export type AppUpdateInput = Partial<Omit<AppCreateInput, 'clientType'>>;
 
 /** The answer shape: never a secret nor a digest of one, only its hint and rotation times. */
-export function toAppDto(row: repo.AppRow) {
+export function toAppView(row: repo.AppRow) {
   const { secretHash: _s, previousSecretHash: _p, tenantId: _t, ...rest } = row;
   return rest;
 }
@@ -34,8 +34,8 @@ export function toAppDto(row: repo.AppRow) {
  * Applications (OAuth clients) of the caller's tenant; the platform's when the scope has no
  * tenant. A client secret is 256 random bits, shown once (create, rotate) and stored as SHA-256.
  */
-export function createAppsService(ctx: AppContext, deps: AppsDeps & { clients: ClientCache }) {
-  const { db, clock } = ctx;
+export function createAppsService(deps: AppsDeps & { db: Db; clock: () => Date; clients: ClientCache }) {
+  const { db, clock } = deps;
 
   const findOrThrow = (scope: Scope, id: number) =>
     rowOrThrow(repo.apps.findById(db, scope, id), appErrors.appNotFound);
@@ -47,10 +47,10 @@ export function createAppsService(ctx: AppContext, deps: AppsDeps & { clients: C
 
     async list(scope: Scope, q: PageRequest & repo.AppFilter) {
       const page = await repo.pageApps(db, scope, q);
-      return { ...page, list: page.list.map(toAppDto) };
+      return { ...page, list: page.list.map(toAppView) };
     },
 
-    get: async (scope: Scope, id: number) => toAppDto(await findOrThrow(scope, id)),
+    get: async (scope: Scope, id: number) => toAppView(await findOrThrow(scope, id)),
 
     async create(scope: Scope, input: AppCreateInput) {
       const settings = { ...input, homepageUrl: input.homepageUrl ?? '', logoUrl: input.logoUrl ?? '' };
@@ -71,7 +71,7 @@ export function createAppsService(ctx: AppContext, deps: AppsDeps & { clients: C
           updatedAt: now,
         }),
       );
-      return { ...toAppDto(row), ...(secret ? { clientSecret: secret } : {}) };
+      return { ...toAppView(row), ...(secret ? { clientSecret: secret } : {}) };
     },
 
     /** Tokens holding a scope the application may no longer be granted stop working in the same transaction. */
@@ -103,7 +103,7 @@ export function createAppsService(ctx: AppContext, deps: AppsDeps & { clients: C
       );
       if (!row) throw appErrors.appNotFound();
       await deps.clients.changed(row.clientId);
-      return toAppDto(row);
+      return toAppView(row);
     },
 
     /** A disabled application fails client authentication and its tokens stop working (the core joins on status). */
@@ -111,7 +111,7 @@ export function createAppsService(ctx: AppContext, deps: AppsDeps & { clients: C
       const row = await repo.apps.update(db, scope, id, { status, updatedAt: clock() });
       if (!row) throw appErrors.appNotFound();
       await deps.clients.changed(row.clientId);
-      return toAppDto(row);
+      return toAppView(row);
     },
 
     /** A new secret, shown once; the replaced one keeps working for `graceSeconds` so clients can switch over. */
@@ -128,7 +128,7 @@ export function createAppsService(ctx: AppContext, deps: AppsDeps & { clients: C
       });
       if (!row) throw appErrors.appNotFound();
       await deps.clients.changed(row.clientId);
-      return { ...toAppDto(row), clientSecret: secret };
+      return { ...toAppView(row), clientSecret: secret };
     },
 
     /** The application and everything hanging off it (tokens, codes, consents, webhooks) go together. */

@@ -1,7 +1,7 @@
 import type { Cache } from '../../../platform/cache/cache.ts';
 import { createLocalCache, type LocalCache } from '../../../platform/cache/local-cache.ts';
 import type { Db } from '../../../platform/db/client.ts';
-import { type ClientRecord, findClient } from './clients.ts';
+import { type ClientRecord, findClient } from './client-repository.ts';
 
 /**
  * Client records for client authentication on the OAuth hot paths (client_credentials tokens,

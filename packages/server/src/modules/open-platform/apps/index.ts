@@ -15,7 +15,7 @@ export type AppsDeps = {
 /** Admin management of applications (OAuth clients): registration, settings, status, secrets. */
 export function createApps(ctx: AppContext, deps: AppsDeps) {
   const clients = createClientCache(ctx.db, ctx.cache, ctx.clock);
-  const service = createAppsService(ctx, { ...deps, clients });
+  const service = createAppsService({ ...deps, db: ctx.db, clock: ctx.clock, clients });
   return {
     service,
     clients,

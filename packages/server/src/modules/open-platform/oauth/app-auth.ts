@@ -1,16 +1,15 @@
 import type { AppPrincipal } from '../../../platform/auth/principal.ts';
-import type { AppContext } from '../../../platform/context.ts';
-import type { OAuthUser } from './deps.ts';
-import { findLiveToken } from './tokens.ts';
+import type { OAuthDeps } from './deps.ts';
+import { findLiveToken } from './token-repository.ts';
 
 /**
  * The kernel's resolver for `auth: 'app'` routes: a live access token of an active application
  * becomes an AppPrincipal acting in the token's tenant. Indexed lookups, no cache, so a
  * revocation or a disabled user takes effect on the next request on every instance.
  */
-export function appAuthResolver(ctx: AppContext, user: (userId: number) => Promise<OAuthUser | null>) {
+export function appAuthResolver({ db, clock, user }: Pick<OAuthDeps, 'db' | 'clock' | 'user'>) {
   return async (token: string): Promise<AppPrincipal | null> => {
-    const live = await findLiveToken(ctx.db, token, ctx.clock(), 'access');
+    const live = await findLiveToken(db, token, clock(), 'access');
     if (!live) return null;
     const t = live.token;
     // a token speaks for its user only while the user (and their tenant) is active

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { oauthError } from '../../../platform/http/errors.ts';
 import type { ClientCache } from '../apps/client-cache.ts';
-import type { ClientRecord } from '../apps/clients.ts';
+import type { ClientRecord } from '../apps/client-repository.ts';
 import { digestMatches, hashSecret } from '../apps/secrets.ts';
 
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';

@@ -2,7 +2,8 @@ import type { SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../../platform/db/client.ts';
-import { type ClientTokenRow, clientTokenWriter } from './client-token-writer.ts';
+import { clientTokenWriter } from './client-token-writer.ts';
+import type { ClientTokenRow } from './token-repository.ts';
 
 /** A database whose statements complete when the test says so; it answers every row but `refuse`'s. */
 function heldDatabase(refuse = new Set<string>()) {

@@ -11,11 +11,11 @@ export function issuerOf(ctx: AppContext): string {
  * RFC 8414 authorization server metadata, which is also OpenID Connect Discovery 1.0 §3 metadata:
  * one document serves both well-known paths, so standard clients configure themselves.
  */
-export function serverMetadata(ctx: AppContext, issuer: string, scopes: ScopeRegistry) {
+export function serverMetadata(issuer: string, consentUrl: string | null, scopes: ScopeRegistry) {
   const api = `${issuer}/api/oauth2`;
   return {
     issuer,
-    authorization_endpoint: ctx.config.oauthConsentUrl ?? `${issuer}/oauth2/authorize`,
+    authorization_endpoint: consentUrl ?? `${issuer}/oauth2/authorize`,
     token_endpoint: `${api}/token`,
     revocation_endpoint: `${api}/token/revoke`,
     introspection_endpoint: `${api}/token/introspect`,

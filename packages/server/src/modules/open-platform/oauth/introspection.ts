@@ -28,13 +28,13 @@ export async function introspect(
   deps: OAuthDeps,
   req: FastifyRequest & { body: { token?: string; client_id?: string; client_secret?: string } },
 ): Promise<Introspection> {
-  const now = deps.ctx.clock();
+  const now = deps.clock();
   const lookup = async (auth: AuthenticatedClient) => {
     if (auth.client.clientType !== 'confidential' || auth.proof === null) {
       throw oauthError('invalid_client', 'introspection needs a confidential client');
     }
     if (!req.body.token) throw oauthError('invalid_request', 'token is required');
-    const found = await deps.store.introspect(auth.client.id, auth.proof, req.body.token, now);
+    const found = await deps.tokens.introspect(auth.client.id, auth.proof, req.body.token, now);
     return found && { client: auth.client, live: found.token };
   };
   const result =

@@ -2,11 +2,8 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { envelopeSuccess, oauthErrors, type ReplyFormat, replyFormats } from '../../../platform/http/reply-formats.ts';
 import { route } from '../../../platform/http/route.ts';
-import { authorizeService } from './authorize.ts';
-import type { OAuthDeps } from './deps.ts';
-import { serverMetadata } from './discovery.ts';
-import { introspect } from './introspection.ts';
-import { revoke } from './revocation.ts';
+import type { AuthorizeService } from './authorize-service.ts';
+import type { ProtocolService } from './protocol-service.ts';
 import {
   AuthorizeBody,
   AuthorizeInfo,
@@ -19,8 +16,6 @@ import {
   TokenResponseSchema,
   UserInfoSchema,
 } from './schemas.ts';
-import { tokenEndpoint } from './token-endpoint.ts';
-import { userinfo } from './userinfo.ts';
 
 const tags = ['OAuth2'];
 
@@ -31,8 +26,7 @@ const tags = ['OAuth2'];
 const consentPage: ReplyFormat = { success: envelopeSuccess, error: oauthErrors };
 
 /** The OAuth 2.1 endpoints of spec §4.1 plus discovery (RFC 8414, OIDC Discovery) and the JWKS. */
-export function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): void {
-  const authorize = authorizeService(deps);
+export function oauthRoutes(app: FastifyInstance, authorize: AuthorizeService, endpoints: ProtocolService): void {
   const protocol = { reply: replyFormats.oauth, audit: false } as const;
   // RFC 6749 §3.2, RFC 7009 §2.1, RFC 7662 §2.1: form-encoded POSTs only; a JSON body is a 415,
   // answered as invalid_request on these routes
@@ -92,7 +86,7 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): void {
     },
     handler: async (req, reply) => {
       noStore(reply);
-      return tokenEndpoint(deps, req as never);
+      return endpoints.token(req as never);
     },
   });
 
@@ -111,7 +105,7 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): void {
     },
     handler: async (req, reply) => {
       noStore(reply);
-      return revoke(deps, req as never);
+      return endpoints.revoke(req as never);
     },
   });
 
@@ -130,7 +124,7 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): void {
     },
     handler: async (req, reply) => {
       noStore(reply);
-      return introspect(deps, req as never);
+      return endpoints.introspect(req as never);
     },
   });
 
@@ -148,7 +142,7 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): void {
     },
     handler: async (req, reply) => {
       noStore(reply);
-      return userinfo(deps, req.headers.authorization);
+      return endpoints.userinfo(req.headers.authorization);
     },
   });
 
@@ -170,7 +164,7 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): void {
       noStore(reply);
       // a form (consumes), or no body when the token is in the Authorization header
       const body = req.body as { access_token?: unknown } | undefined;
-      return userinfo(deps, req.headers.authorization, body?.access_token);
+      return endpoints.userinfo(req.headers.authorization, body?.access_token);
     },
   });
 
@@ -181,10 +175,9 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): void {
     auth: 'public',
     ...protocol,
     schema: { tags, summary: 'JSON Web Key Set of the id_token signing keys (RFC 7517)', response: JwksSchema },
-    handler: async () => deps.keys.jwks(deps.ctx.clock()),
+    handler: async () => endpoints.jwks(),
   });
 
-  const metadata = () => serverMetadata(deps.ctx, deps.issuer, deps.scopes);
   for (const [url, operation, summary] of [
     ['/.well-known/oauth-authorization-server', 'oauth.metadata.get', 'Authorization server metadata (RFC 8414)'],
     ['/.well-known/openid-configuration', 'oauth.openid_configuration.get', 'OpenID Connect Discovery 1.0 metadata'],
@@ -196,7 +189,7 @@ export function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): void {
       auth: 'public',
       ...protocol,
       schema: { tags, summary, response: ServerMetadataSchema },
-      handler: async () => metadata(),
+      handler: async () => endpoints.metadata(),
     });
   }
 }

@@ -106,3 +106,17 @@ export const ServerMetadataSchema = Type.Object({ issuer: Type.String() }, { add
 export const JwksSchema = Type.Object({
   keys: Type.Array(Type.Object({}, { additionalProperties: true })),
 });
+
+/** An application the signed-in user authorized (a consent). */
+export const ConnectedApp = Type.Object({
+  appId: Type.Integer(),
+  clientId: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  homepageUrl: Type.String(),
+  logoUrl: Type.String(),
+  scopes: Type.Array(Type.String()),
+  grantedAt: Type.String({ format: 'date-time' }),
+  /** when the newest live token was issued; null when none is live */
+  lastTokenAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { and, desc, gt, isNull, or } from 'drizzle-orm';
 import { exportJWK, exportPKCS8, generateKeyPair, importPKCS8, SignJWT } from 'jose';
-import type { AppContext } from '../../../platform/context.ts';
-import { oauthSigningKeys } from './tables.ts';
+import type { SecretBox } from '../../../platform/crypto/secrets.ts';
+import type { Db } from '../../../platform/db/client.ts';
+import * as repo from './signing-key-repository.ts';
 
 const ALG = 'RS256';
 /** retired keys stay published this long, past the longest id_token lifetime */
@@ -15,31 +15,28 @@ type ActiveKey = { kid: string; key: CryptoKey };
  * whichever instance needs it first and shared through the database; the private key is stored
  * encrypted with SECRET_KEYS. Each instance keeps the imported key in memory.
  */
-export function signingKeys(ctx: AppContext) {
+export function signingKeys(deps: { db: Db; secrets: SecretBox }) {
+  const { db, secrets } = deps;
   let active: Promise<ActiveKey> | null = null;
 
   async function loadActive(): Promise<ActiveKey> {
-    const k = oauthSigningKeys;
-    let [row] = await ctx.db.select().from(k).where(isNull(k.retiredAt)).limit(1);
+    let row = await repo.findActiveKey(db);
     if (!row) {
       const { publicKey, privateKey } = await generateKeyPair(ALG, { modulusLength: 2048, extractable: true });
       const kid = randomUUID();
       const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: ALG, use: 'sig' };
       const pem = await exportPKCS8(privateKey);
       // a concurrent first use on another instance wins the partial unique index; its key is used
-      await ctx.db
-        .insert(k)
-        .values({
-          kid,
-          alg: ALG,
-          publicJwk,
-          privateKeyEncrypted: ctx.secrets.encrypt(pem, `oauth_signing_keys:${kid}`),
-        })
-        .onConflictDoNothing();
-      [row] = await ctx.db.select().from(k).where(isNull(k.retiredAt)).limit(1);
+      await repo.insertKeyUnlessActive(db, {
+        kid,
+        alg: ALG,
+        publicJwk,
+        privateKeyEncrypted: secrets.encrypt(pem, `oauth_signing_keys:${kid}`),
+      });
+      row = await repo.findActiveKey(db);
     }
     if (!row) throw new Error('no active id_token signing key');
-    const pem = ctx.secrets.decrypt(row.privateKeyEncrypted, `oauth_signing_keys:${row.kid}`);
+    const pem = secrets.decrypt(row.privateKeyEncrypted, `oauth_signing_keys:${row.kid}`);
     return { kid: row.kid, key: await importPKCS8(pem, ALG) };
   }
 
@@ -65,12 +62,7 @@ export function signingKeys(ctx: AppContext) {
     /** RFC 7517 JWK Set: the active key and recently retired ones. */
     async jwks(now: Date): Promise<{ keys: Record<string, unknown>[] }> {
       await current(); // creates the first key if none exists yet
-      const k = oauthSigningKeys;
-      const rows = await ctx.db
-        .select({ jwk: k.publicJwk })
-        .from(k)
-        .where(and(or(isNull(k.retiredAt), gt(k.retiredAt, new Date(now.getTime() - RETIRED_PUBLISHED_MS)))))
-        .orderBy(desc(k.id));
+      const rows = await repo.publishedKeys(db, new Date(now.getTime() - RETIRED_PUBLISHED_MS));
       return { keys: rows.map((r) => r.jwk) };
     },
   };

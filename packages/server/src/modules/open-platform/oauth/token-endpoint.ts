@@ -20,7 +20,7 @@ export async function tokenEndpoint(
   if (!['authorization_code', 'client_credentials', 'refresh_token'].includes(grant)) {
     throw oauthError('unsupported_grant_type', `grant_type ${grant} is not supported`);
   }
-  const now = deps.ctx.clock();
+  const now = deps.clock();
   if (grant === 'client_credentials') {
     // the cached record, confirmed by the token's INSERT; if that refuses, once more from the database
     const params = { scope: body.scope };

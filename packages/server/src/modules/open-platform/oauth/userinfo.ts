@@ -1,6 +1,6 @@
 import { oauthError } from '../../../platform/http/errors.ts';
 import type { OAuthDeps } from './deps.ts';
-import { findLiveToken } from './tokens.ts';
+import { findLiveToken } from './token-repository.ts';
 
 const challenge = (error: string, description: string) =>
   `Bearer realm="atrium", error="${error}", error_description="${description}"`;
@@ -35,7 +35,7 @@ export async function userinfo(
       headers: { 'www-authenticate': 'Bearer realm="atrium"' },
     });
   }
-  const live = await findLiveToken(deps.ctx.db, token, deps.ctx.clock(), 'access');
+  const live = await findLiveToken(deps.db, token, deps.clock(), 'access');
   if (!live) throw invalid('the access token is invalid, expired or revoked');
   const t = live.token;
   if (t.userId === null) throw invalid('the access token is not bound to a user (client_credentials)');

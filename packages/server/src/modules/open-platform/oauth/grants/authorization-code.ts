@@ -1,11 +1,9 @@
-import { and, eq, isNull } from 'drizzle-orm';
-import { sha256 } from '../../../../platform/crypto/digest.ts';
 import { oauthError } from '../../../../platform/http/errors.ts';
-import type { ClientRecord } from '../../apps/clients.ts';
+import type { ClientRecord } from '../../apps/client-repository.ts';
 import { checkCodeVerifier, checkGrantAllowed, verifyPkce } from '../checks.ts';
+import { findCode } from '../code-repository.ts';
 import type { OAuthDeps } from '../deps.ts';
-import { oauthCodes } from '../tables.ts';
-import { revokeFamily } from '../tokens.ts';
+import { revokeFamily } from '../token-repository.ts';
 import { type TokenResponse, tokenResponse } from './token-response.ts';
 
 /** The parameters this grant reads (RFC 6749 §4.1.3, RFC 7636 §4.5); others are ignored (§3.2). */
@@ -21,19 +19,13 @@ export async function authorizationCodeGrant(
   client: ClientRecord,
   params: AuthorizationCodeParams,
 ): Promise<TokenResponse> {
-  const { ctx } = deps;
   checkGrantAllowed(client, 'authorization_code');
   if (!params.code) throw oauthError('invalid_request', 'code is required');
   if (!params.redirect_uri) throw oauthError('invalid_request', 'redirect_uri is required');
   const verifier = checkCodeVerifier(params.code_verifier);
-  const now = ctx.clock();
+  const now = deps.clock();
 
-  const c = oauthCodes;
-  const [code] = await ctx.db
-    .select()
-    .from(c)
-    .where(eq(c.codeHash, sha256(params.code)))
-    .limit(1);
+  const code = await findCode(deps.db, params.code);
   // another client's code is reported exactly like an unknown one
   if (!code || code.appId !== client.id) throw oauthError('invalid_grant', 'authorization code is invalid');
   if (code.usedAt) return reused(code.familyId);
@@ -46,32 +38,23 @@ export async function authorizationCodeGrant(
   if (!user?.active) throw oauthError('invalid_grant', 'the user who granted access is disabled or gone');
 
   const withRefresh = client.grantTypes.includes('refresh_token') && code.scopes.includes('offline_access');
-  const issued = await ctx.db.transaction(async (tx) => {
-    // the conditional update is the single-use guarantee: of two concurrent redemptions one claims
-    const claimed = await tx
-      .update(c)
-      .set({ usedAt: now })
-      .where(and(eq(c.id, code.id), isNull(c.usedAt)))
-      .returning({ id: c.id });
-    if (claimed.length === 0) return null;
-    return deps.store.issue(
-      tx,
-      {
-        tenantId: code.tenantId,
-        appId: client.id,
-        userId: code.userId,
-        scopes: code.scopes,
-        familyId: code.familyId,
-        withRefresh,
-      },
-      now,
-    );
-  });
+  const issued = await deps.tokens.redeemCode(
+    code.id,
+    {
+      tenantId: code.tenantId,
+      appId: client.id,
+      userId: code.userId,
+      scopes: code.scopes,
+      familyId: code.familyId,
+      withRefresh,
+    },
+    now,
+  );
   if (!issued) return reused(code.familyId);
   return tokenResponse(deps, client, issued, { userId: code.userId, nonce: code.nonce });
 
   async function reused(familyId: string): Promise<never> {
-    await revokeFamily(ctx.db, familyId, ctx.clock());
+    await revokeFamily(deps.db, familyId, deps.clock());
     throw oauthError('invalid_grant', 'authorization code has already been used');
   }
 }

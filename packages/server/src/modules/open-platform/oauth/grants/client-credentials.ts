@@ -24,6 +24,6 @@ export async function clientCredentialsGrant(
   }
   checkGrantAllowed(client, 'client_credentials');
   const scopes = checkScopes(deps.scopes, client, params.scope, { withUser: false });
-  const issued = await deps.store.issueClientToken({ appId: client.id, proof, scopes }, deps.ctx.clock());
+  const issued = await deps.tokens.issueClientToken({ appId: client.id, proof, scopes }, deps.clock());
   return issued && tokenResponse(deps, client, issued, null);
 }

@@ -1,9 +1,9 @@
 import { oauthError } from '../../../../platform/http/errors.ts';
-import type { ClientRecord } from '../../apps/clients.ts';
+import type { ClientRecord } from '../../apps/client-repository.ts';
 import { parseScope } from '../../scopes.ts';
 import { checkGrantAllowed } from '../checks.ts';
 import type { OAuthDeps } from '../deps.ts';
-import { consumeRefreshToken, findToken, revokeFamily } from '../tokens.ts';
+import { findToken, revokeFamily } from '../token-repository.ts';
 import { type TokenResponse, tokenResponse } from './token-response.ts';
 
 /** The parameters this grant reads (RFC 6749 §6). */
@@ -21,15 +21,14 @@ export async function refreshTokenGrant(
   client: ClientRecord,
   params: RefreshTokenParams,
 ): Promise<TokenResponse> {
-  const { ctx } = deps;
   checkGrantAllowed(client, 'authorization_code');
   checkGrantAllowed(client, 'refresh_token');
   if (!params.refresh_token) throw oauthError('invalid_request', 'refresh_token is required');
   const requested = parseScope(params.scope);
   if (requested === null) throw oauthError('invalid_scope', 'scope is malformed');
-  const now = ctx.clock();
+  const now = deps.clock();
 
-  const known = await findToken(ctx.db, params.refresh_token);
+  const known = await findToken(deps.db, params.refresh_token);
   // another client's token is reported exactly like an unknown one
   if (known?.kind !== 'refresh' || known.appId !== client.id || !known.familyId || known.userId === null) {
     throw oauthError('invalid_grant', 'refresh token is invalid, expired or revoked');
@@ -46,29 +45,16 @@ export async function refreshTokenGrant(
   const user = await deps.user(known.userId);
   if (!user?.active) throw oauthError('invalid_grant', 'the user who granted access is disabled or gone');
 
-  const issued = await ctx.db.transaction(async (tx) => {
-    // the conditional update decides: of concurrent presentations exactly one consumes the token
-    const old = await consumeRefreshToken(tx, params.refresh_token as string, client.id, now);
-    if (!old) return null;
-    return deps.store.issue(
-      tx,
-      {
-        tenantId: old.tenantId,
-        appId: client.id,
-        userId: old.userId,
-        scopes: requested.length ? requested : old.scopes,
-        refreshScopes: old.scopes,
-        familyId,
-        withRefresh: true,
-      },
-      now,
-    );
-  });
+  const issued = await deps.tokens.rotateRefreshToken(
+    params.refresh_token,
+    { appId: client.id, familyId, requested },
+    now,
+  );
   if (!issued) return replayed();
   return tokenResponse(deps, client, issued, { userId: known.userId, nonce: null });
 
   async function replayed(): Promise<never> {
-    await revokeFamily(ctx.db, familyId, ctx.clock());
+    await revokeFamily(deps.db, familyId, deps.clock());
     throw oauthError('invalid_grant', 'refresh token was already used; every token of its grant is revoked');
   }
 }

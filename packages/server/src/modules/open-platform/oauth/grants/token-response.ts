@@ -1,6 +1,6 @@
-import type { ClientRecord } from '../../apps/clients.ts';
+import type { ClientRecord } from '../../apps/client-repository.ts';
 import type { OAuthDeps } from '../deps.ts';
-import type { Issued } from '../tokens.ts';
+import type { Issued } from '../token-service.ts';
 
 /** RFC 6749 §5.1 token response (plus the OIDC Core §3.1.3.3 id_token when openid was granted). */
 export type TokenResponse = {
@@ -18,7 +18,7 @@ export async function tokenResponse(
   issued: Issued,
   idToken: { userId: number; nonce: string | null } | null,
 ): Promise<TokenResponse> {
-  const now = deps.ctx.clock();
+  const now = deps.clock();
   return {
     access_token: issued.accessToken,
     token_type: 'Bearer',

@@ -25,8 +25,3 @@ export async function findClient(db: Db, clientId: string): Promise<ClientRecord
   const [row] = await db.select().from(openApps).where(eq(openApps.clientId, clientId)).limit(1);
   return row ?? null;
 }
-
-export async function findApp(db: Db, id: number): Promise<ClientRecord | null> {
-  const [row] = await db.select().from(openApps).where(eq(openApps.id, id)).limit(1);
-  return row ?? null;
-}

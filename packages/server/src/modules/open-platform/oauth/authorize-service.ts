@@ -1,11 +1,11 @@
-import { sql } from 'drizzle-orm';
 import { type Scope, userOf } from '../../../platform/auth/principal.ts';
 import { randomToken, sha256 } from '../../../platform/crypto/digest.ts';
 import { AppError, oauthError } from '../../../platform/http/errors.ts';
-import { type ClientRecord, findClient } from '../apps/clients.ts';
+import { type ClientRecord, findClient } from '../apps/client-repository.ts';
 import { checkCodeChallenge, checkGrantAllowed, checkRedirectUri, checkResponseType, checkScopes } from './checks.ts';
+import { insertCode } from './code-repository.ts';
+import { findConsentScopes, mergeConsent } from './consent-repository.ts';
 import type { OAuthDeps } from './deps.ts';
-import { oauthCodes, oauthConsents } from './tables.ts';
 
 export type AuthorizationRequest = {
   client_id?: string;
@@ -26,11 +26,13 @@ type Checked = { client: ClientRecord; redirectUri: string; scopes: string[]; ch
  * both are, an error also carries `redirectUrl` (error, error_description, state, iss) for the
  * page to send the browser back to the client.
  */
-export function authorizeService(deps: OAuthDeps) {
-  const { ctx } = deps;
+export function createAuthorizeService(
+  deps: Pick<OAuthDeps, 'db' | 'clock' | 'issuer' | 'scopes'> & { codeTtlSeconds: number },
+) {
+  const { db, clock } = deps;
 
   async function check(scope: Scope, q: AuthorizationRequest, pkce: 'required' | 'if-sent'): Promise<Checked> {
-    const client = q.client_id ? await findClient(ctx.db, q.client_id) : null;
+    const client = q.client_id ? await findClient(db, q.client_id) : null;
     // another tenant's application is reported like an unknown one: nothing leaks across tenants
     if (client?.status !== 'active' || client.tenantId !== scope.tenantId) {
       throw oauthError('invalid_client', 'unknown client');
@@ -76,10 +78,7 @@ export function authorizeService(deps: OAuthDeps) {
     async info(scope: Scope, q: AuthorizationRequest) {
       const user = signedInUser(scope);
       const { client, redirectUri, scopes } = await check(scope, q, 'if-sent');
-      const [consent] = await ctx.db
-        .select({ scopes: oauthConsents.scopes })
-        .from(oauthConsents)
-        .where(sql`${oauthConsents.userId} = ${user.userId} and ${oauthConsents.appId} = ${client.id}`);
+      const previouslyGranted = await findConsentScopes(db, user.userId, client.id);
       return {
         client: {
           clientId: client.clientId,
@@ -91,7 +90,7 @@ export function authorizeService(deps: OAuthDeps) {
         redirectUri,
         responseType: 'code' as const,
         scopes: scopes.map((name) => ({ name, description: deps.scopes.get(name)?.description ?? name })),
-        previouslyGranted: consent?.scopes ?? [],
+        previouslyGranted: previouslyGranted ?? [],
         state: q.state ?? null,
         requiresPkce: true as const,
         codeChallengeMethods: ['S256'],
@@ -117,10 +116,10 @@ export function authorizeService(deps: OAuthDeps) {
           },
         });
       }
-      const now = ctx.clock();
+      const now = clock();
       const code = randomToken();
-      await ctx.db.transaction(async (tx) => {
-        await tx.insert(oauthCodes).values({
+      await db.transaction(async (tx) => {
+        await insertCode(tx, {
           codeHash: sha256(code),
           tenantId: client.tenantId,
           appId: client.id,
@@ -129,21 +128,18 @@ export function authorizeService(deps: OAuthDeps) {
           scopes,
           codeChallenge: challenge as string,
           nonce: q.nonce ?? null,
-          expiresAt: new Date(now.getTime() + ctx.config.oauthCodeTtlSeconds * 1000),
+          expiresAt: new Date(now.getTime() + deps.codeTtlSeconds * 1000),
         });
         // the consent grows: scopes granted before stay granted
-        await tx
-          .insert(oauthConsents)
-          .values({ tenantId: client.tenantId, userId: user.userId, appId: client.id, scopes: [...scopes].sort() })
-          .onConflictDoUpdate({
-            target: [oauthConsents.userId, oauthConsents.appId],
-            set: {
-              scopes: sql`array(select distinct unnest(${oauthConsents.scopes} || excluded.scopes) order by 1)`,
-              updatedAt: now,
-            },
-          });
+        await mergeConsent(
+          tx,
+          { tenantId: client.tenantId, userId: user.userId, appId: client.id, scopes: [...scopes].sort() },
+          now,
+        );
       });
       return { redirectUrl: responseUrl(redirectUri, { code, state: q.state }) };
     },
   };
 }
+
+export type AuthorizeService = ReturnType<typeof createAuthorizeService>;

@@ -1,0 +1,48 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../../platform/context.ts';
+import type { ClientCache } from '../apps/client-cache.ts';
+import type { ScopeRegistry } from '../scopes.ts';
+import { appAuthResolver } from './app-auth.ts';
+import { createAuthorizeService } from './authorize-service.ts';
+import { connectedAppsRoutes } from './connected-apps-routes.ts';
+import { createConnectedAppsService } from './connected-apps-service.ts';
+import type { FindOAuthUser, OAuthDeps } from './deps.ts';
+import { issuerOf } from './discovery.ts';
+import { createProtocolService } from './protocol-service.ts';
+import { oauthRoutes } from './routes.ts';
+import { signingKeys } from './signing-keys.ts';
+import { createTokenService } from './token-service.ts';
+
+export type { FindOAuthUser } from './deps.ts';
+
+/** The OAuth 2.1 authorization server: its endpoints, bearer access for applications, connected apps. */
+export function createOAuth(
+  ctx: AppContext,
+  deps: { scopes: ScopeRegistry; clients: ClientCache; user: FindOAuthUser },
+) {
+  const { db, clock, config } = ctx;
+  const tokens = createTokenService({
+    db,
+    lifetimes: { accessSeconds: config.oauthAccessTokenTtlSeconds, refreshSeconds: config.oauthRefreshTokenTtlSeconds },
+  });
+  const oauth: OAuthDeps = {
+    ...deps,
+    db,
+    clock,
+    issuer: issuerOf(ctx),
+    tokens,
+    keys: signingKeys({ db, secrets: ctx.secrets }),
+  };
+  const authorize = createAuthorizeService({ ...oauth, codeTtlSeconds: config.oauthCodeTtlSeconds });
+  const endpoints = createProtocolService({ ...oauth, consentUrl: config.oauthConsentUrl });
+  const connectedApps = createConnectedAppsService({ db, clock });
+  return {
+    tokens,
+    /** for the kernel: resolves `auth: 'app'` bearer tokens */
+    resolveAppAuth: appAuthResolver(oauth),
+    register(app: FastifyInstance) {
+      oauthRoutes(app, authorize, endpoints);
+      connectedAppsRoutes(app, connectedApps);
+    },
+  };
+}
