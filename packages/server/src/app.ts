@@ -111,8 +111,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     log: logger,
   };
 
-  // Bound late: the notification center needs identity's contacts, and identity, ops and the
-  // scheduler notify (their calls come from system tasks and routes, after everything is built).
+  // Bound late: the notification center needs identity's contacts, and identity, ops, the
+  // scheduler and the task center notify (from system tasks, jobs and routes, after everything is built).
   const notify: Notifier['notify'] = (key, input) => messaging.notify(key, input);
   const platformAdmins = () => identity.platformAdmins();
   // Modules in the spec's mount order (§1): ops, identity, member, platform.
@@ -126,7 +126,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const system = createSystemModule(ctx, { tenantIdByCode: identity.tenantIdByCode });
   const scheduler = createSchedulerModule(ctx, { notify, platformAdmins });
   const files = createFilesModule(ctx);
-  const tasks = createTasksModule(ctx, { files, exportOperationLogs: system.exportOperationLogs });
+  const tasks = createTasksModule(ctx, { files, exportOperationLogs: system.exportOperationLogs, notify });
   const messaging = createMessagingModule(
     ctx,
     {
@@ -145,17 +145,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     events,
   );
   const monitor = createMonitorModule(ctx, { userContacts: identity.userContacts, notify: messaging.notify });
-  // The task center's completion events reach their owners through the notification center.
-  tasks.onTaskFinished(async (e) => {
-    if (e.event !== 'platform.export.finished') return;
-    await messaging.notify('platform.export.finished', {
-      tenantId: e.tenantId,
-      recipients: [{ type: 'user', id: e.ownerUserId }],
-      variables: { taskName: e.kind, status: e.status, ...(e.error ? { detail: e.error } : {}) },
-      link: `/monitor/tasks?id=${e.taskId}`,
-      idempotencyKey: `task:${e.taskId}`,
-    });
-  });
   if (config.captchaEnabled !== null) settingsRegistry.setDefault('security', 'captchaEnabled', config.captchaEnabled);
 
   const app = createHttpServer({

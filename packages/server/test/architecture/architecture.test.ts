@@ -84,6 +84,18 @@ describe('architecture checks catch each violation', () => {
       '  defineJob<TaskJob>({ name: "tasks.run" });',
       'job-outside-jobs-file',
     ],
+    [
+      'an operation id under another name',
+      'modules/open-platform/oauth/routes.ts',
+      "    operation: 'oauth.token.issue',",
+      'name-not-spelled-as-module',
+    ],
+    [
+      'a task name in another spelling',
+      'modules/open-platform/oauth/jobs.ts',
+      "  name: 'openPlatform.purgeExpiredTokens',",
+      'name-not-spelled-as-module',
+    ],
   ];
   it.each(cases)('%s', (_name, file, line, rule) => {
     expect(checkFile(file, line).map((v) => v.rule)).toEqual([rule]);
@@ -99,6 +111,8 @@ describe('architecture checks catch each violation', () => {
       ['modules/identity/users-service.ts', '  return db.transaction(async (tx) => repo.insert(tx, row));'],
       ['modules/tasks/jobs.ts', '  export const runTask = defineJob<TaskJob>({ name: "tasks.run" });'],
       ['platform/http/route.ts', "import { x } from '../db/client.ts';"],
+      ['modules/open-platform/oauth/routes.ts', "    operation: 'open_platform.oauth_token.issue',"],
+      ['modules/open-platform/oauth/jobs.ts', "  name: 'open-platform.purgeExpiredTokens',"],
     ];
     for (const [file, line] of allowed) expect(checkFile(file, line), `${file}: ${line}`).toEqual([]);
   });

@@ -13,7 +13,8 @@ export type RuleId =
   | 'route-gets-context'
   | 'sql-outside-repository'
   | 'transaction-outside-service'
-  | 'job-outside-jobs-file';
+  | 'job-outside-jobs-file'
+  | 'name-not-spelled-as-module';
 
 export const RULES: Record<RuleId, string> = {
   'kernel-imports-module': 'platform/ is the kernel: it imports no module',
@@ -22,6 +23,8 @@ export const RULES: Record<RuleId, string> = {
   'sql-outside-repository': 'Drizzle and SQL only in *-repository.ts / repository.ts (tables in tables.ts)',
   'transaction-outside-service': 'transactions start in services (*-service.ts / service.ts) only',
   'job-outside-jobs-file': 'jobs and system tasks are declared in the module’s jobs.ts only',
+  'name-not-spelled-as-module':
+    'operation ids start with the module’s dotted name (open_platform.), job and task names with its folder’s (open-platform.)',
 };
 
 const IMPORT = /^\s*(?:import|export)\s+(type\s+)?[^'"]*?from\s+'([^']+)'/;
@@ -70,6 +73,10 @@ export function checkFile(file: string, text: string): Violation[] {
     if (!isService(file) && /\.transaction\s*\(/.test(src)) add(i, 'transaction-outside-service');
     if (!isJobsFile(file) && /\b(defineJob|defineQueue|defineSystemTask|registerSystemTask)\s*[(<]/.test(src))
       add(i, 'job-outside-jobs-file');
+    const operation = /\boperation:\s*'([A-Za-z_-]+)\./.exec(src)?.[1];
+    if (operation && operation !== mod.replaceAll('-', '_')) add(i, 'name-not-spelled-as-module');
+    const jobName = isJobsFile(file) ? /^\s*name:\s*'([A-Za-z_-]+)\./.exec(src)?.[1] : undefined;
+    if (jobName && jobName !== mod) add(i, 'name-not-spelled-as-module');
   });
   return out;
 }

@@ -20,9 +20,9 @@ import {
   type UploadPolicy,
 } from './upload-policy.ts';
 
-export type FileView = ReturnType<typeof fileView>;
+export type FileView = ReturnType<typeof toFileView>;
 
-export function fileView(f: repo.FileRow & { sha256: string }) {
+export function toFileView(f: repo.FileRow & { sha256: string }) {
   return {
     id: f.id,
     name: f.name,
@@ -78,7 +78,7 @@ export function createFilesService(
     const target = await deps.resolver.forNewObject(scope.tenantId);
     const content = await writeContent(target, p.body, input.maxBytes, meta.mime);
     const file = await deps.store.commit(scope, content, meta, input.owner);
-    return fileView({ ...file, sha256: content.sha256 });
+    return toFileView({ ...file, sha256: content.sha256 });
   }
 
   return {
@@ -103,10 +103,10 @@ export function createFilesService(
 
     list: async (scope: Scope, q: Parameters<typeof repo.pageFiles>[2]) => {
       const page = await repo.pageFiles(db, scope, q);
-      return { ...page, list: page.list.map(fileView) };
+      return { ...page, list: page.list.map(toFileView) };
     },
 
-    get: async (scope: Scope, id: number) => fileView(await generalOrThrow(scope, id)),
+    get: async (scope: Scope, id: number) => toFileView(await generalOrThrow(scope, id)),
 
     /** Drops the upload's own reference; other owners (a notice, an export) keep the file alive. */
     async remove(scope: Scope, id: number) {

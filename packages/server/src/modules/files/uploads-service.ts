@@ -45,7 +45,7 @@ export function createChunkedUploads(ctx: AppContext, deps: { resolver: StorageR
     return row;
   }
 
-  async function view(row: repo.SessionRow) {
+  async function toUploadSessionView(row: repo.SessionRow) {
     const { id, name, size, chunkSize, totalChunks, status, fileId, expiresAt } = row;
     const receivedChunks = status === 'completed' ? [] : await repo.receivedChunks(db, id);
     return { id, name, size, chunkSize, totalChunks, receivedChunks, status, fileId, expiresAt };
@@ -134,10 +134,10 @@ export function createChunkedUploads(ctx: AppContext, deps: { resolver: StorageR
         storageConfigId: target.configId,
         expiresAt: later(SESSION_TTL_MS),
       });
-      return view(row);
+      return toUploadSessionView(row);
     },
 
-    get: async (scope: Scope, id: number) => view(await sessionOrThrow(scope, id)),
+    get: async (scope: Scope, id: number) => toUploadSessionView(await sessionOrThrow(scope, id)),
 
     /** Stores chunk `index`; a repeat replaces it. Its size must be exact (the last one: the rest). */
     async putChunk(scope: Scope, id: number, index: number, body: Readable | undefined) {

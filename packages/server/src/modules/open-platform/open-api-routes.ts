@@ -19,7 +19,7 @@ export function openApiRoutes(app: FastifyInstance): void {
   route(app, {
     method: 'GET',
     url: '/api/open/v1/me',
-    operation: 'open_api.me.get',
+    operation: 'open_platform.open_api_caller.get',
     auth: 'app',
     audit: false,
     schema: {

@@ -58,10 +58,10 @@ export function createCronJobsService(ctx: AppContext, sync: ScheduleSync, cron:
     const row = await write(() => repo.jobsTable.update(db, scope, id, { ...patch, updatedAt: clock() }));
     if (!row) throw schedulerErrors.jobNotFound();
     await sync.apply(row);
-    return view(row);
+    return toCronJobView(row);
   }
 
-  function view(row: repo.CronJobRow) {
+  function toCronJobView(row: repo.CronJobRow) {
     return {
       ...row,
       nextRunAt: row.enabled ? (nextRuns(row.cron, row.timezone, clock(), 1)[0] ?? null) : null,
@@ -72,9 +72,9 @@ export function createCronJobsService(ctx: AppContext, sync: ScheduleSync, cron:
     async list(scope: Scope, q: Parameters<typeof repo.pageJobs>[2]) {
       assertPlatformScope(scope);
       const page = await repo.pageJobs(db, scope, q);
-      return { ...page, list: page.list.map(view) };
+      return { ...page, list: page.list.map(toCronJobView) };
     },
-    get: async (scope: Scope, id: number) => view(await jobOrThrow(scope, id)),
+    get: async (scope: Scope, id: number) => toCronJobView(await jobOrThrow(scope, id)),
 
     async create(scope: Scope, input: CronJobInput) {
       assertPlatformScope(scope);
@@ -86,7 +86,7 @@ export function createCronJobsService(ctx: AppContext, sync: ScheduleSync, cron:
         await repo.jobsTable.deleteMany(db, scope, [row.id]);
         throw err;
       }
-      return view(row);
+      return toCronJobView(row);
     },
 
     async update(scope: Scope, id: number, patch: Partial<CronJobInput>) {

@@ -40,7 +40,7 @@ export async function pagePublished(db: Db, scope: TenantScope, q: PageRequest &
     and(eq(notices.status, 'published'), q.type ? eq(notices.type, q.type) : undefined),
     sql`${notices.publishedAt} desc, ${notices.id} desc`,
   );
-  return { ...page, list: page.list.map(publishedView) };
+  return { ...page, list: page.list.map(toPublishedNoticeView) };
 }
 
 export async function findPublished(db: Db, scope: TenantScope, id: number) {
@@ -48,10 +48,10 @@ export async function findPublished(db: Db, scope: TenantScope, id: number) {
     .select(publishedColumns)
     .from(notices)
     .where(noticeRows.where(scope, and(eq(notices.id, id), eq(notices.status, 'published'))));
-  return rows[0] ? publishedView(rows[0]) : null;
+  return rows[0] ? toPublishedNoticeView(rows[0]) : null;
 }
 
-function publishedView(r: Pick<NoticeRow, 'id' | 'title' | 'content' | 'type' | 'publishedAt'>) {
+function toPublishedNoticeView(r: Pick<NoticeRow, 'id' | 'title' | 'content' | 'type' | 'publishedAt'>) {
   // A published row always has publishedAt (markPublished sets both); the fallback only satisfies the type.
   return { id: r.id, title: r.title, content: r.content, type: r.type, publishedAt: r.publishedAt ?? new Date(0) };
 }

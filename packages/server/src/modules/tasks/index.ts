@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
+import type { Notifier } from '../messaging/index.ts';
 import type { SystemModule } from '../system/index.ts';
 import { createTaskEvents } from './events.ts';
 import { operationLogExport } from './exports/operation-logs.ts';
 import { createFinishedAnnouncer } from './finished.ts';
 import { TASK_CONCURRENCY, tasksJobs } from './jobs.ts';
+import { notifyTaskOwner } from './owner-notification.ts';
 import { createTaskRegistry } from './registry.ts';
 import { exportJobRoutes } from './routes/export-jobs.ts';
 import { taskRoutes } from './routes/tasks.ts';
@@ -27,15 +29,16 @@ export { TASK_CONCURRENCY };
 /**
  * The task center (issue 3 §4): long work as a task with owner, progress, status, a result file
  * that expires, cancel, and a completion event. Modules register kinds (`registerKind`) and
- * create tasks (`create`, inside their own transaction when they pass `tx`); the notification
- * center subscribes with `onTaskFinished`. The one export so far: the operation log as CSV.
+ * create tasks (`create`, inside their own transaction when they pass `tx`); a finished export
+ * notifies its owner, and other listeners subscribe with `onTaskFinished`. The one export so far: the operation log as CSV.
  */
 export function createTasksModule(
   ctx: AppContext,
-  deps: { files: TaskFiles; exportOperationLogs: SystemModule['exportOperationLogs'] },
+  deps: { files: TaskFiles; exportOperationLogs: SystemModule['exportOperationLogs']; notify: Notifier['notify'] },
 ) {
   const registry = createTaskRegistry();
   const events = createTaskEvents(ctx.log);
+  events.onTaskFinished(notifyTaskOwner(deps.notify));
   const announce = createFinishedAnnouncer(ctx, registry, events);
   const runTask = createTaskRunner(ctx, { registry, files: deps.files, announce });
   const jobs = ctx.jobs.register(tasksJobs, () => ({

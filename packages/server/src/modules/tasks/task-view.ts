@@ -1,7 +1,7 @@
 import type { TaskRow } from './tables.ts';
 
 /** A task as its owner sees it; the result file itself is reached only through the task. */
-export function taskView(row: TaskRow, now: Date) {
+export function toTaskView(row: TaskRow, now: Date) {
   const resultAvailable =
     row.status === 'succeeded' &&
     row.resultFileId !== null &&
@@ -24,4 +24,4 @@ export function taskView(row: TaskRow, now: Date) {
   };
 }
 
-export type TaskView = ReturnType<typeof taskView>;
+export type TaskView = ReturnType<typeof toTaskView>;

@@ -11,7 +11,7 @@ import type { FinishedAnnouncer } from './finished.ts';
 import type { TaskJob } from './jobs.ts';
 import type { TaskRegistry } from './registry.ts';
 import type { TaskStatus } from './tables.ts';
-import { taskView } from './task-view.ts';
+import { toTaskView } from './task-view.ts';
 import * as repo from './tasks-repository.ts';
 
 /** What the task center uses of the managed files module (its exported service). */
@@ -48,16 +48,16 @@ export function createTasksService(
         return row;
       };
       const row = opts.tx ? await write(opts.tx) : await db.transaction(write);
-      return taskView(row, clock());
+      return toTaskView(row, clock());
     },
 
     async list(scope: Scope, q: PageRequest & { status?: TaskStatus; kind?: string }) {
       const page = await repo.pageOwned(db, scope, ownerOf(scope), q);
       const now = clock();
-      return { ...page, list: page.list.map((r) => taskView(r, now)) };
+      return { ...page, list: page.list.map((r) => toTaskView(r, now)) };
     },
 
-    get: async (scope: Scope, id: number) => taskView(await ownedOrThrow(scope, id), clock()),
+    get: async (scope: Scope, id: number) => toTaskView(await ownedOrThrow(scope, id), clock()),
 
     /** Cancels a queued task at once, asks a running one to stop; repeats change nothing. */
     async cancel(scope: Scope, id: number) {
@@ -65,16 +65,16 @@ export function createTasksService(
       if (!row) {
         const current = await ownedOrThrow(scope, id);
         if (current.status !== 'cancelled') throw tasksErrors.taskFinished(current.status);
-        return taskView(current, clock());
+        return toTaskView(current, clock());
       }
       if (row.status === 'cancelled') await deps.announce(row);
-      return taskView(row, clock());
+      return toTaskView(row, clock());
     },
 
     /** The result file of the caller's own succeeded task, while it has not expired. */
     async resultFile(scope: Scope, id: number) {
       const row = await ownedOrThrow(scope, id);
-      const view = taskView(row, clock());
+      const view = toTaskView(row, clock());
       if (!view.resultAvailable || row.resultFileId === null) throw tasksErrors.resultNotFound();
       try {
         return await deps.files.files.ownedBy(scope, row.resultFileId, { type: 'task', id: row.id });

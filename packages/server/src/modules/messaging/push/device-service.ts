@@ -7,7 +7,7 @@ import * as repo from './device-repository.ts';
 import { pushErrors } from './errors.ts';
 import type { PushPlatform } from './tables.ts';
 
-export function toDeviceDto(row: repo.PushDeviceRow) {
+export function toPushDeviceView(row: repo.PushDeviceRow) {
   const { tenantId: _tenant, ...rest } = row;
   return rest;
 }
@@ -40,9 +40,9 @@ export function createPushDeviceService(ctx: AppContext) {
       };
       const now = clock();
       const moved = await repo.rebind(db, scope, userId, binding, now);
-      if (moved) return toDeviceDto(moved);
+      if (moved) return toPushDeviceView(moved);
       try {
-        return toDeviceDto(
+        return toPushDeviceView(
           await repo.devices.insert(db, scope, { ...binding, userId, lastSeenAt: now, createdAt: now, updatedAt: now }),
         );
       } catch (err) {
@@ -50,13 +50,13 @@ export function createPushDeviceService(ctx: AppContext) {
         // bound by a concurrent request between the update and the insert: take it over now
         const taken = await repo.rebind(db, scope, userId, binding, now);
         if (!taken) throw pushErrors.deviceConflict();
-        return toDeviceDto(taken);
+        return toPushDeviceView(taken);
       }
     },
 
     async mine(scope: Scope, q: PageRequest & { status?: 'active' | 'inactive' }) {
       const page = await repo.pageUserDevices(db, scope, callerId(scope), q);
-      return { ...page, list: page.list.map(toDeviceDto) };
+      return { ...page, list: page.list.map(toPushDeviceView) };
     },
 
     /** Another user's device is not found, like another tenant's. */

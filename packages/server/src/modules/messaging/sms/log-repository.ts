@@ -30,7 +30,7 @@ export function pageLogs(db: Db, scope: TenantScope, q: SmsSendLogQuery) {
   return logs.page(db, scope, q, conds.length ? and(...conds) : undefined, newestFirst);
 }
 
-export function toLogDto(row: SmsSendLogRow) {
+export function toSmsLogView(row: SmsSendLogRow) {
   const { tenantId: _tenant, ...rest } = row;
   return rest;
 }

@@ -13,13 +13,13 @@ export function createSmsLogService(ctx: AppContext, sender: SmsSender) {
   return {
     async list(scope: Scope, q: repo.SmsSendLogQuery) {
       const page = await repo.pageLogs(db, scope, q);
-      return { ...page, list: page.list.map(repo.toLogDto) };
+      return { ...page, list: page.list.map(repo.toSmsLogView) };
     },
 
     async get(scope: Scope, id: number) {
       const row = await repo.logs.findById(db, scope, id);
       if (!row) throw smsErrors.sendLogNotFound();
-      return repo.toLogDto(row);
+      return repo.toSmsLogView(row);
     },
 
     async remove(scope: Scope, id: number) {
@@ -45,7 +45,7 @@ export function createSmsLogService(ctx: AppContext, sender: SmsSender) {
         },
         template,
       );
-      return repo.toLogDto(row);
+      return repo.toSmsLogView(row);
     },
   };
 }

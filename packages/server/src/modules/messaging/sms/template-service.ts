@@ -20,7 +20,7 @@ export type SmsTemplateInput = {
   remark?: string;
 };
 
-export function toTemplateDto(row: repo.SmsTemplateRow) {
+export function toSmsTemplateView(row: repo.SmsTemplateRow) {
   const { tenantId: _tenant, ...rest } = row;
   return rest;
 }
@@ -47,10 +47,10 @@ export function createSmsTemplateService(ctx: AppContext) {
   return {
     async list(scope: Scope, q: PageRequest & { keyword?: string; status?: Status }) {
       const page = await repo.pageTemplates(db, scope, q);
-      return { ...page, list: page.list.map(toTemplateDto) };
+      return { ...page, list: page.list.map(toSmsTemplateView) };
     },
 
-    get: async (scope: Scope, id: number) => toTemplateDto(await findOrThrow(scope, id)),
+    get: async (scope: Scope, id: number) => toSmsTemplateView(await findOrThrow(scope, id)),
 
     async create(scope: Scope, input: SmsTemplateInput) {
       await checkConfig(scope, input.configId);
@@ -70,7 +70,7 @@ export function createSmsTemplateService(ctx: AppContext) {
           updatedAt: now,
         }),
       );
-      return toTemplateDto(row);
+      return toSmsTemplateView(row);
     },
 
     async update(scope: Scope, id: number, patch: Partial<SmsTemplateInput>) {
@@ -78,7 +78,7 @@ export function createSmsTemplateService(ctx: AppContext) {
       await checkConfig(scope, patch.configId);
       const row = await write(() => repo.templates.update(db, scope, id, { ...patch, updatedAt: clock() }));
       if (!row) throw smsErrors.templateNotFound();
-      return toTemplateDto(row);
+      return toSmsTemplateView(row);
     },
 
     async remove(scope: Scope, id: number) {

@@ -82,12 +82,12 @@ export function distribution(db: Db, groupId: number, field: 'browser' | 'os') {
     .limit(10);
 }
 
-export function toEventDto(row: ErrorEventRow) {
+export function toEventView(row: ErrorEventRow) {
   const { tenantId: _tenant, ...rest } = row;
   return rest;
 }
 
-export function toEventSummary(row: ErrorEventRow) {
+export function toEventSummaryView(row: ErrorEventRow) {
   const { tenantId: _t, stack: _s, breadcrumbs: _b, context: _c, userAgent: _u, ...rest } = row;
   return rest;
 }

@@ -140,7 +140,7 @@ export async function distinctIdentities(db: Db, scope: TenantScope): Promise<nu
   return row?.n ?? 0;
 }
 
-export function toGroupDto(row: ErrorGroupRow) {
+export function toIssueView(row: ErrorGroupRow) {
   const { tenantId: _tenant, normalizedMessage: _normalized, ...rest } = row;
   return rest;
 }

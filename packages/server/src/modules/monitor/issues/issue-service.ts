@@ -41,7 +41,7 @@ export function createIssueService(ctx: AppContext, deps: IssuesDeps) {
   return {
     async list(scope: Scope, q: repo.ErrorGroupQuery) {
       const page = await repo.pageGroups(db, scope, q);
-      return { ...page, list: page.list.map(repo.toGroupDto) };
+      return { ...page, list: page.list.map(repo.toIssueView) };
     },
 
     async detail(scope: Scope, id: number) {
@@ -50,8 +50,8 @@ export function createIssueService(ctx: AppContext, deps: IssuesDeps) {
       const latest = recent[0] ?? null;
       const replayId = await eventRepo.latestReplayId(db, id);
       return {
-        ...repo.toGroupDto(group),
-        latestEvent: latest ? eventRepo.toEventDto(latest) : null,
+        ...repo.toIssueView(group),
+        latestEvent: latest ? eventRepo.toEventView(latest) : null,
         restoredStack: latest ? await restore(latest) : null,
         trend: await eventRepo.trend(db, eventRepo.events.where(scope, eventRepo.byGroup(id)), clock()),
         browsers: await eventRepo.distribution(db, id, 'browser'),
@@ -60,7 +60,7 @@ export function createIssueService(ctx: AppContext, deps: IssuesDeps) {
           count: await repo.identityCount(db, id),
           latest: await repo.latestIdentities(db, id, LATEST_IDENTITIES),
         },
-        recentEvents: recent.map(eventRepo.toEventSummary),
+        recentEvents: recent.map(eventRepo.toEventSummaryView),
         links: { issue: issueLink(id), replay: replayId ? replayLink(replayId) : null },
       };
     },
@@ -74,7 +74,7 @@ export function createIssueService(ctx: AppContext, deps: IssuesDeps) {
       if (input.assigneeId != null) await assertAssignable(scope, input.assigneeId);
       const row = await repo.updateGroup(db, scope, id, input, clock());
       if (!row) throw issueErrors.groupNotFound();
-      return repo.toGroupDto(row);
+      return repo.toIssueView(row);
     },
 
     async setStatusMany(scope: Scope, ids: number[], status: IssueStatus) {
@@ -92,7 +92,7 @@ export function createIssueService(ctx: AppContext, deps: IssuesDeps) {
 
     async events(scope: Scope, q: eventRepo.ErrorEventQuery) {
       const page = await eventRepo.pageEvents(db, scope, q);
-      return { ...page, list: page.list.map(eventRepo.toEventDto) };
+      return { ...page, list: page.list.map(eventRepo.toEventView) };
     },
 
     clean: (scope: Scope, days: number) =>

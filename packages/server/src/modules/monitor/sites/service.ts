@@ -18,7 +18,7 @@ function newSiteKey(): string {
 /** Browsers send origins in lower case; stored the same way so the exact match holds. */
 const lower = (origins: string[]) => [...new Set(origins.map((o) => o.toLowerCase()))];
 
-function view(row: SiteRow) {
+function toSiteView(row: SiteRow) {
   return {
     id: row.id,
     name: row.name,
@@ -39,12 +39,12 @@ export function createSiteService(ctx: AppContext, cache: Pick<SiteCache, 'chang
   return {
     async list(scope: Scope, q: Static<typeof SiteQuery>) {
       const page = await pageSites(ctx.db, scope, q);
-      return { ...page, list: page.list.map(view) };
+      return { ...page, list: page.list.map(toSiteView) };
     },
     async get(scope: Scope, id: number) {
       const row = await sites.findById(ctx.db, scope, id);
       if (!row) throw siteErrors.notFound();
-      return view(row);
+      return toSiteView(row);
     },
     async create(scope: Scope, body: Static<typeof SiteCreate>) {
       const row = await onUniqueViolation(
@@ -57,7 +57,7 @@ export function createSiteService(ctx: AppContext, cache: Pick<SiteCache, 'chang
         () => siteErrors.nameExists(),
       );
       await cache.changed(row.siteKey);
-      return view(row);
+      return toSiteView(row);
     },
     async update(scope: Scope, id: number, body: Static<typeof SiteUpdate>) {
       const row = await onUniqueViolation(
@@ -71,7 +71,7 @@ export function createSiteService(ctx: AppContext, cache: Pick<SiteCache, 'chang
       );
       if (!row) throw siteErrors.notFound();
       await cache.changed(row.siteKey);
-      return view(row);
+      return toSiteView(row);
     },
     async remove(scope: Scope, id: number) {
       const siteKey = await deleteSite(ctx.db, scope, id);

@@ -7,7 +7,7 @@ import * as repo from './repository.ts';
 import type { SourceMapQuery } from './schemas.ts';
 import { checkSourceMap } from './validate.ts';
 
-function view(row: repo.SourceMapMeta) {
+function toSourceMapView(row: repo.SourceMapMeta) {
   return {
     id: row.id,
     release: row.release,
@@ -25,7 +25,7 @@ export function createSourceMapService(ctx: AppContext) {
   return {
     async list(scope: Scope, q: Static<typeof SourceMapQuery>) {
       const page = await repo.pageMaps(db, scope, q);
-      return { ...page, list: page.list.map(view) };
+      return { ...page, list: page.list.map(toSourceMapView) };
     },
 
     /** Checked before anything is written; an existing map of the release and file name is replaced. */
@@ -40,7 +40,7 @@ export function createSourceMapService(ctx: AppContext) {
         uploadedBy: userOf(scope)?.userId ?? null,
       };
       const row = await db.transaction((tx) => repo.replaceMap(tx, scope, values));
-      return view(row);
+      return toSourceMapView(row);
     },
 
     async remove(scope: Scope, id: number) {

@@ -37,7 +37,7 @@ export function oauthRoutes(app: FastifyInstance, authorize: AuthorizeService, e
   route(app, {
     method: 'GET',
     url: '/api/oauth2/authorize/info',
-    operation: 'oauth.authorize.info',
+    operation: 'open_platform.oauth_authorize.info',
     auth: 'user',
     reply: consentPage,
     schema: {
@@ -52,7 +52,7 @@ export function oauthRoutes(app: FastifyInstance, authorize: AuthorizeService, e
   route(app, {
     method: 'POST',
     url: '/api/oauth2/authorize',
-    operation: 'oauth.authorize.decide',
+    operation: 'open_platform.oauth_authorize.decide',
     auth: 'user',
     reply: consentPage,
     audit: true,
@@ -74,7 +74,7 @@ export function oauthRoutes(app: FastifyInstance, authorize: AuthorizeService, e
   route(app, {
     method: 'POST',
     url: '/api/oauth2/token',
-    operation: 'oauth.token.issue',
+    operation: 'open_platform.oauth_token.issue',
     auth: 'public',
     ...protocol,
     ...form,
@@ -93,7 +93,7 @@ export function oauthRoutes(app: FastifyInstance, authorize: AuthorizeService, e
   route(app, {
     method: 'POST',
     url: '/api/oauth2/token/revoke',
-    operation: 'oauth.token.revoke',
+    operation: 'open_platform.oauth_token.revoke',
     auth: 'public',
     ...protocol,
     ...form,
@@ -112,7 +112,7 @@ export function oauthRoutes(app: FastifyInstance, authorize: AuthorizeService, e
   route(app, {
     method: 'POST',
     url: '/api/oauth2/token/introspect',
-    operation: 'oauth.token.introspect',
+    operation: 'open_platform.oauth_token.introspect',
     auth: 'public',
     ...protocol,
     ...form,
@@ -131,7 +131,7 @@ export function oauthRoutes(app: FastifyInstance, authorize: AuthorizeService, e
   route(app, {
     method: 'GET',
     url: '/api/oauth2/userinfo',
-    operation: 'oauth.userinfo.get',
+    operation: 'open_platform.oauth_userinfo.get',
     auth: 'public',
     ...protocol,
     schema: {
@@ -150,7 +150,7 @@ export function oauthRoutes(app: FastifyInstance, authorize: AuthorizeService, e
   route(app, {
     method: 'POST',
     url: '/api/oauth2/userinfo',
-    operation: 'oauth.userinfo.post',
+    operation: 'open_platform.oauth_userinfo.post',
     auth: 'public',
     ...protocol,
     ...form,
@@ -171,7 +171,7 @@ export function oauthRoutes(app: FastifyInstance, authorize: AuthorizeService, e
   route(app, {
     method: 'GET',
     url: '/api/oauth2/jwks',
-    operation: 'oauth.jwks.get',
+    operation: 'open_platform.oauth_jwks.get',
     auth: 'public',
     ...protocol,
     schema: { tags, summary: 'JSON Web Key Set of the id_token signing keys (RFC 7517)', response: JwksSchema },
