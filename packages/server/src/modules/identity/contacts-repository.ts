@@ -1,22 +1,16 @@
 import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
 import { tenantFilter } from '../../platform/db/scoped.ts';
+import type { AudienceTarget, ContactRow } from '../messaging/index.ts';
 import { departments, roles, userRoles, users } from './tables.ts';
 
 /** Queries of the notification center: contacts and audiences. */
 
-/** What the notification center needs to reach a user. Disabled users are returned too (marked). */
-export type UserContact = {
-  id: number;
-  tenantId: number | null;
-  name: string;
-  email: string | null;
-  phone: string | null;
-  active: boolean;
-};
-
-/** Contacts of the given users of one tenant (null = platform users); other tenants' ids are absent. */
-export async function userContacts(db: Db, tenantId: number | null, ids: number[]): Promise<UserContact[]> {
+/**
+ * Contacts of the given users of one tenant (null = platform users), in the shape the notification
+ * center declares; other tenants' ids are absent, disabled users are returned too (marked).
+ */
+export async function userContacts(db: Db, tenantId: number | null, ids: number[]): Promise<ContactRow[]> {
   if (ids.length === 0) return [];
   const rows = await db
     .select({
@@ -31,8 +25,6 @@ export async function userContacts(db: Db, tenantId: number | null, ids: number[
     .where(and(inArray(users.id, ids), tenantId === null ? isNull(users.tenantId) : eq(users.tenantId, tenantId)));
   return rows.map(({ status, ...r }) => ({ ...r, active: status === 'active' }));
 }
-
-export type AudienceTarget = { type: 'user' | 'role' | 'dept'; id: number };
 
 /** Active users of a tenant reached by explicit ids, roles, or departments including sub-departments. */
 export async function usersByTargets(db: Db, tenantId: number | null, targets: AudienceTarget[]): Promise<number[]> {

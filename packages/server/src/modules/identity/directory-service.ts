@@ -1,7 +1,7 @@
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
+import type { AudienceTarget } from '../messaging/index.ts';
 import { findTenantByCode } from './auth-repository.ts';
-import type { AudienceTarget } from './contacts-repository.ts';
 import * as contacts from './contacts-repository.ts';
 import { toOAuthSubject } from './oauth-subject.ts';
 import { identityStats } from './stats-repository.ts';

@@ -31,7 +31,6 @@ import { createUserGroupsService } from './user-groups-service.ts';
 import { createUsersService } from './users-service.ts';
 
 export { identityEvents } from './events.ts';
-export type { OAuthSubject } from './oauth-subject.ts';
 export { seedIdentity } from './seed-service.ts';
 
 /** Identity and access: tenants, users, RBAC, sessions and sign-in. */

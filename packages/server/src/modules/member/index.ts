@@ -3,7 +3,7 @@ import type { AppContext } from '../../platform/context.ts';
 import { memberRoutes } from './routes.ts';
 import { createMemberService } from './service.ts';
 
-export type { Member, MemberContact } from './service.ts';
+export type { Member } from './service.ts';
 
 /**
  * Members: customer-side identities, administered from the console. The worked example of

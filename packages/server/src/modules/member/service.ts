@@ -1,6 +1,7 @@
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { Db } from '../../platform/db/client.ts';
 import type { PageRequest } from '../../platform/db/scoped.ts';
+import type { ContactRow } from '../messaging/index.ts';
 import { memberErrors } from './errors.ts';
 import * as repo from './repository.ts';
 
@@ -12,15 +13,6 @@ export type Member = repo.MemberRow;
 export type MemberCreate = { nickname: string; email?: string | null; phone?: string | null; status?: Status };
 export type MemberUpdate = Partial<MemberCreate>;
 export type MemberQuery = PageRequest & repo.MemberFilter;
-/** what the notification center needs of a member */
-export type MemberContact = {
-  id: number;
-  tenantId: number | null;
-  name: string;
-  email: string | null;
-  phone: string | null;
-  active: boolean;
-};
 
 export type MemberService = ReturnType<typeof createMemberService>;
 
@@ -54,7 +46,7 @@ export function createMemberService(deps: { db: Db; clock: () => Date }) {
     },
 
     /** Contacts of the given members of one tenant; other tenants' ids are absent. */
-    async contacts(scope: TenantScope, ids: number[]): Promise<MemberContact[]> {
+    async contacts(scope: TenantScope, ids: number[]): Promise<ContactRow[]> {
       if (ids.length === 0) return [];
       return (await repo.findMembers(db, scope, ids)).map((m) => ({
         id: m.id,

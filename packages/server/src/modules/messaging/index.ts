@@ -19,6 +19,7 @@ import { messagingSettings } from './settings.ts';
 import { createSms } from './sms/index.ts';
 
 export type { EventKey, EventVariables } from '../../platform/events/types.ts';
+export type { AudienceTarget, ContactRow } from './deps.ts';
 export type { Notifier, NotifyInput } from './dispatch/notify.ts';
 export { messagingEvents } from './events.ts';
 

@@ -3,6 +3,9 @@ import type { AppContext } from '../../platform/context.ts';
 import type { ModuleEvents } from '../../platform/events/types.ts';
 import { createApps } from './apps/index.ts';
 import { createOAuth, type FindOAuthUser } from './oauth/index.ts';
+
+export type { OAuthUser } from './oauth/deps.ts';
+
 import { oauthJobs } from './oauth/jobs.ts';
 import { openApiRoutes } from './open-api-routes.ts';
 import { createScopeRegistry } from './scopes.ts';
