@@ -17,10 +17,5 @@ export const NOT_YET_RESHAPED: ReadonlySet<string> = new Set([
   'modules/messaging/policies/preferences-service.ts sql-outside-repository',
   'modules/messaging/policies/unsubscribe-routes.ts route-gets-context',
   'modules/messaging/policies/unsubscribe-routes.ts transaction-outside-service',
-  'modules/open-platform/webhooks/deliver.ts sql-outside-repository',
-  'modules/open-platform/webhooks/deliver.ts transaction-outside-service',
-  'modules/open-platform/webhooks/index.ts sql-outside-repository',
-  'modules/open-platform/webhooks/index.ts transaction-outside-service',
-  'modules/open-platform/webhooks/jobs.ts sql-outside-repository',
   'modules/tasks/runner.ts transaction-outside-service',
 ]);
