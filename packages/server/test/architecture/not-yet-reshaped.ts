@@ -17,5 +17,4 @@ export const NOT_YET_RESHAPED: ReadonlySet<string> = new Set([
   'modules/messaging/policies/preferences-service.ts sql-outside-repository',
   'modules/messaging/policies/unsubscribe-routes.ts route-gets-context',
   'modules/messaging/policies/unsubscribe-routes.ts transaction-outside-service',
-  'modules/tasks/runner.ts transaction-outside-service',
 ]);
