@@ -10,7 +10,7 @@ import { notifyTaskOwner } from './owner-notification.ts';
 import { createTaskRegistry } from './registry.ts';
 import { exportJobRoutes } from './routes/export-jobs.ts';
 import { taskRoutes } from './routes/tasks.ts';
-import { createTaskRunner } from './runner.ts';
+import { createTaskRunner } from './runner-service.ts';
 import { createTasksService, type TaskFiles } from './tasks-service.ts';
 
 export type { TaskFinishedEvent, TaskFinishedListener } from './events.ts';

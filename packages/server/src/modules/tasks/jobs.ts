@@ -7,7 +7,7 @@ export type TaskJob = { taskId: number; tenantId: number | null };
 export const TASK_CONCURRENCY = 2;
 
 type TasksJobDeps = {
-  /** the worker (runner.ts) */
+  /** the worker (runner-service.ts) */
   runTask: (job: TaskJob, info: JobInfo) => Promise<unknown>;
   clock: () => Date;
   expireResults: (now: Date) => Promise<{ expired: number }>;

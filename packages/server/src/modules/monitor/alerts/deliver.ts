@@ -3,8 +3,9 @@ import { secretContext } from '../../../platform/crypto/secrets.ts';
 import { EgressError } from '../../../platform/egress/errors.ts';
 import { failureText, sendWebhook } from '../../../platform/egress/webhook.ts';
 import { signingSecrets, type WebhookSecretContexts } from '../../../platform/egress/webhook-secrets.ts';
-import type { Notifier } from '../../messaging/dispatch/notify.ts';
-import type { AlertRuleRow, Hits } from './evaluate.ts';
+import type { Notifier } from '../../messaging/index.ts';
+import type { Hits } from './evaluate.ts';
+import type { AlertRuleRow } from './repository.ts';
 import type { AlertChannel, AlertChannelOutcome } from './tables.ts';
 
 /** spec §8: alert webhook calls time out after 8 seconds */

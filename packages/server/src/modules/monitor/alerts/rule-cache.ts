@@ -1,9 +1,7 @@
-import { and, eq, sql } from 'drizzle-orm';
 import type { Cache } from '../../../platform/cache/cache.ts';
 import { createLocalCache } from '../../../platform/cache/local-cache.ts';
 import type { Db } from '../../../platform/db/client.ts';
-import type { AlertRuleRow } from './evaluate.ts';
-import { errorAlertRules } from './tables.ts';
+import { type AlertRuleRow, enabledRules } from './repository.ts';
 
 const keyOf = (tenantId: number | null) => String(tenantId);
 
@@ -26,14 +24,6 @@ export function createRuleCache(db: Db, cache: Pick<Cache, 'publish' | 'subscrib
     /** after the change committed */
     changed: (tenantId: number | null) => rules.changed(keyOf(tenantId)),
   };
-}
-
-function enabledRules(db: Db, tenantId: number | null): Promise<AlertRuleRow[]> {
-  return db
-    .select()
-    .from(errorAlertRules)
-    .where(and(eq(errorAlertRules.enabled, true), sql`${errorAlertRules.tenantId} IS NOT DISTINCT FROM ${tenantId}`))
-    .orderBy(errorAlertRules.id);
 }
 
 export type RuleCache = ReturnType<typeof createRuleCache>;

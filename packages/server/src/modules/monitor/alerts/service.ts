@@ -1,21 +1,16 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { AppContext } from '../../../platform/context.ts';
 import type { Db } from '../../../platform/db/client.ts';
-import { scoped } from '../../../platform/db/scoped.ts';
 import { rotateWebhookSecret } from '../../../platform/egress/webhook-secrets.ts';
 import type { ErrorLevel, ErrorType } from '../tables.ts';
 import { type AlertNotify, deliverAlert, secretContexts } from './deliver.ts';
 import { alertErrors } from './errors.ts';
-import { type AlertRuleRow, claimFiring, evaluateRule, type Hits, isDue, reportMatches } from './evaluate.ts';
+import { evaluateRule, type Hits, isDue, reportMatches } from './evaluate.ts';
+import type { AlertLogRow, AlertRuleRow } from './repository.ts';
+import * as repo from './repository.ts';
 import { createRuleCache } from './rule-cache.ts';
 import type { AlertLogQuery, AlertRuleCreate, AlertRuleQuery, AlertRuleUpdate } from './schemas.ts';
-import { errorAlertLogs, errorAlertRules } from './tables.ts';
-
-const rules = scoped(errorAlertRules);
-const logs = scoped(errorAlertLogs);
-type LogRow = typeof errorAlertLogs.$inferSelect;
 
 export type AlertDeps = {
   notify: AlertNotify;
@@ -33,7 +28,7 @@ export type ReportedOccurrence = {
   message: string;
 };
 
-function view(r: AlertRuleRow) {
+function toAlertRuleView(r: AlertRuleRow) {
   return {
     id: r.id,
     name: r.name,
@@ -57,9 +52,9 @@ function view(r: AlertRuleRow) {
 
 /** The answer of a write: the webhook secret only when that write created it (shown once). */
 const written = (r: AlertRuleRow, webhookSecret: string | null) =>
-  webhookSecret === null ? view(r) : { ...view(r), webhookSecret };
+  webhookSecret === null ? toAlertRuleView(r) : { ...toAlertRuleView(r), webhookSecret };
 
-const logView = (l: LogRow) => ({
+const toAlertLogView = (l: AlertLogRow) => ({
   id: l.id,
   ruleId: l.ruleId,
   ruleSnapshot: l.ruleSnapshot,
@@ -71,7 +66,7 @@ const logView = (l: LogRow) => ({
 
 /** What the log keeps of the rule as it was when it fired. */
 const snapshot = (r: AlertRuleRow) => {
-  const { createdAt: _c, updatedAt: _u, ...rest } = view(r);
+  const { createdAt: _c, updatedAt: _u, ...rest } = toAlertRuleView(r);
   return rest as Record<string, unknown>;
 };
 
@@ -115,7 +110,7 @@ export function createAlertService(ctx: AppContext, deps: AlertDeps) {
   async function newSecret(db: Db, scope: Scope, rule: AlertRuleRow, graceSeconds: number) {
     const now = ctx.clock();
     const { secret, columns } = rotateWebhookSecret(ctx.secrets, rule, secretContexts(rule.id), graceSeconds, now);
-    const row = await rules.update(db, scope, rule.id, { ...columns, updatedAt: now });
+    const row = await repo.updateRule(db, scope, rule.id, { ...columns, updatedAt: now });
     if (!row) throw alertErrors.notFound();
     return { row, secret };
   }
@@ -127,25 +122,20 @@ export function createAlertService(ctx: AppContext, deps: AlertDeps) {
 
   async function writeLog(rule: AlertRuleRow, hits: Hits, test: boolean, key: string) {
     const channels = await deliverAlert(ctx, deps.notify, rule, hits, key);
-    const [row] = await ctx.db
-      .insert(errorAlertLogs)
-      .values({
-        tenantId: rule.tenantId,
-        ruleId: rule.id,
-        ruleSnapshot: snapshot(rule),
-        hits: hits as unknown as Record<string, unknown>,
-        channels,
-        test,
-        createdAt: ctx.clock(),
-      })
-      .returning();
-    if (!row) throw new Error('alert log insert returned nothing');
-    return row;
+    return repo.insertLog(ctx.db, {
+      tenantId: rule.tenantId,
+      ruleId: rule.id,
+      ruleSnapshot: snapshot(rule),
+      hits: hits as unknown as Record<string, unknown>,
+      channels,
+      test,
+      createdAt: ctx.clock(),
+    });
   }
 
   /** Fires the rule if this caller wins the debounce; only the winner delivers and logs. */
   async function fire(rule: AlertRuleRow, hits: Hits, now: Date): Promise<boolean> {
-    const claimed = await claimFiring(ctx.db, rule.id, now);
+    const claimed = await repo.claimFiring(ctx.db, rule.id, now);
     if (!claimed) return false;
     // its lastTriggeredAt moved: no instance should keep evaluating it until the window passes
     await cached.changed(claimed.tenantId);
@@ -153,36 +143,18 @@ export function createAlertService(ctx: AppContext, deps: AlertDeps) {
     return true;
   }
 
-  /** Enabled rules of every tenant whose debounce window has passed. */
-  async function dueRules(now: Date): Promise<AlertRuleRow[]> {
-    return ctx.db
-      .select()
-      .from(errorAlertRules)
-      .where(
-        and(
-          eq(errorAlertRules.enabled, true),
-          sql`(${errorAlertRules.lastTriggeredAt} IS NULL OR ${errorAlertRules.lastTriggeredAt} <= ${now.toISOString()}::timestamptz - make_interval(mins => ${errorAlertRules.windowMinutes}))`,
-        ),
-      )
-      .orderBy(errorAlertRules.id);
-  }
-
   return {
     /** subscribes to rule changes made on other instances; call once at registration */
     listen: () => cached.listen(),
 
     async list(scope: Scope, q: Static<typeof AlertRuleQuery>) {
-      const filter = and(
-        q.enabled !== undefined ? eq(errorAlertRules.enabled, q.enabled) : undefined,
-        q.condition ? eq(errorAlertRules.condition, q.condition) : undefined,
-      );
-      const page = await rules.page(ctx.db, scope, q, filter);
-      return { ...page, list: page.list.map(view) };
+      const page = await repo.pageRules(ctx.db, scope, q);
+      return { ...page, list: page.list.map(toAlertRuleView) };
     },
     async get(scope: Scope, id: number) {
-      const row = await rules.findById(ctx.db, scope, id);
+      const row = await repo.findRule(ctx.db, scope, id);
       if (!row) throw alertErrors.notFound();
-      return view(row);
+      return toAlertRuleView(row);
     },
     async create(scope: Scope, b: Static<typeof AlertRuleCreate>) {
       const f: RuleFields = {
@@ -201,13 +173,13 @@ export function createAlertService(ctx: AppContext, deps: AlertDeps) {
       const userId = scope.principal?.kind === 'user' ? scope.principal.userId : null;
       // the encryption context holds the row id, so the secret is written once the id exists
       const { row, secret } = await ctx.db.transaction(async (tx) =>
-        withSecret(tx, scope, await rules.insert(tx, scope, { ...f, createdBy: userId })),
+        withSecret(tx, scope, await repo.insertRule(tx, scope, { ...f, createdBy: userId })),
       );
       await cached.changed(row.tenantId);
       return written(row, secret);
     },
     async update(scope: Scope, id: number, b: Static<typeof AlertRuleUpdate>) {
-      const cur = await rules.findById(ctx.db, scope, id);
+      const cur = await repo.findRule(ctx.db, scope, id);
       if (!cur) throw alertErrors.notFound();
       const f: RuleFields = {
         name: b.name ?? cur.name,
@@ -223,7 +195,7 @@ export function createAlertService(ctx: AppContext, deps: AlertDeps) {
       };
       await check(scope, f);
       const { row, secret } = await ctx.db.transaction(async (tx) => {
-        const updated = await rules.update(tx, scope, id, { ...f, updatedAt: ctx.clock() });
+        const updated = await repo.updateRule(tx, scope, id, { ...f, updatedAt: ctx.clock() });
         if (!updated) throw alertErrors.notFound();
         return withSecret(tx, scope, updated);
       });
@@ -235,21 +207,20 @@ export function createAlertService(ctx: AppContext, deps: AlertDeps) {
     },
     /** A new webhook signing secret, answered once; the old one keeps signing for `graceSeconds`. */
     async rotateWebhookSecret(scope: Scope, id: number, graceSeconds = 86_400) {
-      const cur = await rules.findById(ctx.db, scope, id);
+      const cur = await repo.findRule(ctx.db, scope, id);
       if (!cur) throw alertErrors.notFound();
       const { row, secret } = await newSecret(ctx.db, scope, cur, graceSeconds);
       await cached.changed(row.tenantId);
       return written(row, secret);
     },
     async remove(scope: Scope, id: number) {
-      const gone = await rules.deleteMany(ctx.db, scope, [id]);
-      if (gone.length === 0) throw alertErrors.notFound();
+      if (!(await repo.deleteRule(ctx.db, scope, id))) throw alertErrors.notFound();
       await cached.changed(scope.tenantId);
     },
 
     /** A test send with the rule's current channels: logged (test=true), the debounce untouched. */
     async test(scope: Scope, id: number) {
-      const rule = await rules.findById(ctx.db, scope, id);
+      const rule = await repo.findRule(ctx.db, scope, id);
       if (!rule) throw alertErrors.notFound();
       if (rule.channels.length === 0) throw alertErrors.invalidRule('channels', 'the rule has no channel');
       const now = ctx.clock();
@@ -262,23 +233,19 @@ export function createAlertService(ctx: AppContext, deps: AlertDeps) {
         groups: [],
       };
       const row = await writeLog(rule, hits, true, `error-alert-test:${rule.id}:${now.getTime()}`);
-      return logView(row);
+      return toAlertLogView(row);
     },
 
     async logs(scope: Scope, q: Static<typeof AlertLogQuery>) {
-      const filter = and(
-        q.ruleId !== undefined ? eq(errorAlertLogs.ruleId, q.ruleId) : undefined,
-        q.test !== undefined ? eq(errorAlertLogs.test, q.test) : undefined,
-      );
-      const page = await logs.page(ctx.db, scope, q, filter, desc(errorAlertLogs.id));
-      return { ...page, list: page.list.map(logView) };
+      const page = await repo.pageLogs(ctx.db, scope, q);
+      return { ...page, list: page.list.map(toAlertLogView) };
     },
 
     /** The evaluateErrorAlerts task: every enabled rule whose window has passed, looking back one window. */
     async evaluateAll(): Promise<{ evaluated: number; fired: number }> {
       const now = ctx.clock();
       let fired = 0;
-      const due = await dueRules(now);
+      const due = await repo.dueRules(ctx.db, now);
       for (const rule of due) {
         try {
           const hits = await evaluateRule(ctx.db, rule, now, 'task');

@@ -2,16 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { AppContext } from '../../../platform/context.ts';
 import { rowOrThrow } from '../../../platform/db/sql.ts';
-import type { Deliverer } from './deliver.ts';
 import { webhookErrors } from './errors.ts';
 import { TEST_EVENT } from './events.ts';
-import { LEASE_MS } from './policy.ts';
+import { LEASE_MS, RETENTION_MS } from './policy.ts';
 import * as repo from './repository.ts';
+import type { SenderService } from './sender-service.ts';
 import type { SubscriptionService } from './subscriptions-service.ts';
 import type { DeliveryRow, SubscriptionRow, WebhookPayload } from './tables.ts';
 
 /** The list shape: no payload, no lease. */
-export function toDeliveryDto(row: DeliveryRow) {
+export function toDeliveryView(row: DeliveryRow) {
   const { tenantId: _t, payload: _p, lockedUntil: _l, ...rest } = row;
   return rest;
 }
@@ -22,7 +22,7 @@ export function toDeliveryDto(row: DeliveryRow) {
  * subscription's status — an operator checks a receiver before re-enabling it — and are retried
  * like any delivery if they fail.
  */
-export function createDeliveryService(ctx: AppContext, deps: { deliverer: Deliverer; subs: SubscriptionService }) {
+export function createDeliveryService(ctx: AppContext, deps: { sender: SenderService; subs: SubscriptionService }) {
   const { db, clock } = ctx;
 
   const findOrThrow = (scope: Scope, id: number): Promise<DeliveryRow> =>
@@ -32,7 +32,7 @@ export function createDeliveryService(ctx: AppContext, deps: { deliverer: Delive
     const attemptLog = (await repo.attemptsOf(db, row.id)).map(
       ({ id: _id, tenantId: _t, deliveryId: _d, ...rest }) => rest,
     );
-    return { ...toDeliveryDto(row), payload: row.payload, attemptLog };
+    return { ...toDeliveryView(row), payload: row.payload, attemptLog };
   }
 
   /** Inserts a delivery already leased by this instance (attempt 1), sends it and answers the outcome. */
@@ -56,14 +56,14 @@ export function createDeliveryService(ctx: AppContext, deps: { deliverer: Delive
       lockedUntil: new Date(now.getTime() + LEASE_MS),
       createdAt: now,
     });
-    const [recorded] = await deps.deliverer.deliverClaimed([row]);
+    const [recorded] = await deps.sender.deliverClaimed([row]);
     return detail(recorded ?? (await findOrThrow(scope, row.id)));
   }
 
   return {
     async list(scope: Scope, q: repo.DeliveryFilter) {
       const page = await repo.pageDeliveries(db, scope, q);
-      return { ...page, list: page.list.map(toDeliveryDto) };
+      return { ...page, list: page.list.map(toDeliveryView) };
     },
 
     get: async (scope: Scope, id: number) => detail(await findOrThrow(scope, id)),
@@ -90,6 +90,11 @@ export function createDeliveryService(ctx: AppContext, deps: { deliverer: Delive
         payload: original.payload,
         redeliveryOf: original.id,
       });
+    },
+
+    /** The daily purge: finished deliveries (and their attempts) past the retention. */
+    async purgeOld() {
+      return { deleted: await repo.purgeFinished(db, new Date(clock().getTime() - RETENTION_MS)) };
     },
   };
 }

@@ -1,18 +1,15 @@
-import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../../platform/context.ts';
-import type { Db } from '../../../platform/db/client.ts';
 import type { WebhookEventDef } from '../../../platform/events/types.ts';
-import { createDeliverer } from './deliver.ts';
 import { createDeliveryService } from './deliveries-service.ts';
-import { createEmitter } from './emit.ts';
+import { createEmitService } from './emit-service.ts';
 import { createEventRegistry } from './events.ts';
 import { webhookJobs } from './jobs.ts';
 import { deliveryRoutes } from './routes/deliveries.ts';
 import { subscriptionRoutes } from './routes/subscriptions.ts';
+import { createSenderService } from './sender-service.ts';
 import { createSubscriptionService } from './subscriptions-service.ts';
-import { openWebhookSubscriptions } from './tables.ts';
-import type { EmitInput, WebhookDeps } from './types.ts';
+import type { WebhookDeps } from './types.ts';
 
 export type { EmitInput, EmitResult, WebhookDeps } from './types.ts';
 
@@ -23,24 +20,16 @@ export type { EmitInput, EmitResult, WebhookDeps } from './types.ts';
  */
 export function createWebhooks(ctx: AppContext, deps: WebhookDeps, declared: readonly WebhookEventDef[]) {
   const events = createEventRegistry(declared);
-  const deliverer = createDeliverer(ctx, deps);
-  const jobs = ctx.jobs.register(webhookJobs, () => ({ ctx, deliverer }));
-  const emitWithin = createEmitter(ctx, events, jobs.wake);
+  const sender = createSenderService(ctx, deps);
   const subs = createSubscriptionService(ctx, events);
-  const deliveries = createDeliveryService(ctx, { deliverer, subs });
+  const deliveries = createDeliveryService(ctx, { sender, subs });
+  const jobs = ctx.jobs.register(webhookJobs, () => ({ sender, deliveries }));
+  const emitter = createEmitService(ctx, events, jobs.wake);
 
   return {
     /** what other modules use: payments and the drive emit the events they declare */
-    api: {
-      /** inside the caller's transaction: nothing is sent if it rolls back */
-      emitWithin,
-      /** in a transaction of its own */
-      emit: (input: EmitInput) => ctx.db.transaction((tx) => emitWithin(tx, input)),
-    },
-    /** an application's subscriptions, deliveries and attempts go with it, in the deleting transaction */
-    deleteForApp: async (tx: Db, appId: number) => {
-      await tx.delete(openWebhookSubscriptions).where(eq(openWebhookSubscriptions.appId, appId));
-    },
+    api: emitter,
+    deleteForApp: subs.deleteForApp,
     register(app: FastifyInstance) {
       subscriptionRoutes(app, { subs, deliveries, events });
       deliveryRoutes(app, deliveries);

@@ -1,4 +1,4 @@
-import { and, arrayOverlaps, asc, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, arrayOverlaps, asc, desc, eq, inArray, lt, ne, type SQL, sql } from 'drizzle-orm';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { type PageRequest, scoped, tenantFilter } from '../../../platform/db/scoped.ts';
@@ -86,4 +86,24 @@ export function subscribersOf(tx: Db, tenantId: number | null, type: string, app
       ),
     )
     .orderBy(asc(s.id));
+}
+
+/** New deliveries (one per receiving subscription); answers their ids. */
+export async function insertDeliveries(tx: Db, rows: Omit<typeof d.$inferInsert, 'id'>[]): Promise<number[]> {
+  const inserted = await tx.insert(d).values(rows).returning({ id: d.id });
+  return inserted.map((r) => r.id);
+}
+
+/** An application's subscriptions (their deliveries and attempts cascade), in the deleting transaction. */
+export async function deleteSubscriptionsOfApp(tx: Db, appId: number) {
+  await tx.delete(s).where(eq(s.appId, appId));
+}
+
+/** Deletes finished deliveries (their attempts cascade) created before `cutoff`; answers how many. */
+export async function purgeFinished(db: Db, cutoff: Date): Promise<number> {
+  const rows = await db
+    .delete(d)
+    .where(and(ne(d.status, 'pending'), lt(d.createdAt, cutoff)))
+    .returning({ id: d.id });
+  return rows.length;
 }

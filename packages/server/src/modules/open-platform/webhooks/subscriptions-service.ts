@@ -1,5 +1,6 @@
 import { type Scope, userOf } from '../../../platform/auth/principal.ts';
 import type { AppContext } from '../../../platform/context.ts';
+import type { Db } from '../../../platform/db/client.ts';
 import type { PageRequest } from '../../../platform/db/scoped.ts';
 import { onUniqueViolation, rowOrThrow } from '../../../platform/db/sql.ts';
 import { rotateWebhookSecret } from '../../../platform/egress/webhook-secrets.ts';
@@ -14,7 +15,7 @@ export type SubscriptionCreateInput = { appId: number; url: string; events: stri
 export type SubscriptionUpdateInput = { url?: string; events?: string[]; description?: string };
 
 /** The answer shape: everything but the tenant and the encrypted secrets. */
-export function toSubscriptionDto(row: SubscriptionRow) {
+export function toSubscriptionView(row: SubscriptionRow) {
   const { tenantId: _t, secretEncrypted: _s, previousSecretEncrypted: _p, ...rest } = row;
   return rest;
 }
@@ -37,10 +38,10 @@ export function createSubscriptionService(ctx: AppContext, events: WebhookEventR
 
     async list(scope: Scope, q: PageRequest & { appId?: number; status?: SubscriptionStatus }) {
       const page = await repo.pageSubscriptions(db, scope, q);
-      return { ...page, list: page.list.map(toSubscriptionDto) };
+      return { ...page, list: page.list.map(toSubscriptionView) };
     },
 
-    get: async (scope: Scope, id: number) => toSubscriptionDto(await findOrThrow(scope, id)),
+    get: async (scope: Scope, id: number) => toSubscriptionView(await findOrThrow(scope, id)),
 
     async create(scope: Scope, input: SubscriptionCreateInput) {
       await checkSubscriptionFields(checkDeps, scope, input);
@@ -64,7 +65,7 @@ export function createSubscriptionService(ctx: AppContext, events: WebhookEventR
           return { row: row ?? created, secret: fresh.secret };
         }),
       );
-      return { ...toSubscriptionDto(row), secret };
+      return { ...toSubscriptionView(row), secret };
     },
 
     async update(scope: Scope, id: number, patch: SubscriptionUpdateInput) {
@@ -72,7 +73,7 @@ export function createSubscriptionService(ctx: AppContext, events: WebhookEventR
       await checkSubscriptionFields(checkDeps, scope, { url: patch.url, events: patch.events });
       const row = await write(() => repo.subscriptions.update(db, scope, id, { ...patch, updatedAt: clock() }));
       if (!row) throw webhookErrors.subscriptionNotFound();
-      return toSubscriptionDto(row);
+      return toSubscriptionView(row);
     },
 
     async remove(scope: Scope, id: number) {
@@ -83,7 +84,7 @@ export function createSubscriptionService(ctx: AppContext, events: WebhookEventR
 
     async setStatus(scope: Scope, id: number, status: SubscriptionStatus) {
       const current = await findOrThrow(scope, id);
-      if (current.status === status) return toSubscriptionDto(current);
+      if (current.status === status) return toSubscriptionView(current);
       const now = clock();
       const row = await repo.subscriptions.update(
         db,
@@ -101,7 +102,7 @@ export function createSubscriptionService(ctx: AppContext, events: WebhookEventR
           : { status, disabledAt: now, disabledReason: 'manual', updatedAt: now },
       );
       if (!row) throw webhookErrors.subscriptionNotFound();
-      return toSubscriptionDto(row);
+      return toSubscriptionView(row);
     },
 
     /** A new secret; the old one keeps signing too for `graceSeconds` (receivers accept either). */
@@ -111,8 +112,11 @@ export function createSubscriptionService(ctx: AppContext, events: WebhookEventR
       const { secret, columns } = rotateWebhookSecret(secrets, current, secretContexts(id), graceSeconds, now);
       const row = await repo.subscriptions.update(db, scope, id, { ...columns, updatedAt: now });
       if (!row) throw webhookErrors.subscriptionNotFound();
-      return { ...toSubscriptionDto(row), secret };
+      return { ...toSubscriptionView(row), secret };
     },
+
+    /** An application's subscriptions, deliveries and attempts go with it, in the deleting transaction. */
+    deleteForApp: (tx: Db, appId: number) => repo.deleteSubscriptionsOfApp(tx, appId),
   };
 }
 

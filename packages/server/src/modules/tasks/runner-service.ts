@@ -9,7 +9,7 @@ import * as repo from './tasks-repository.ts';
 import type { TaskFiles } from './tasks-service.ts';
 
 /** Spec: a task's result file expires; 7 days, then `tasks.expireResults` drops its reference. */
-export const RESULT_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+const RESULT_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 /** A result file larger than this fails the task rather than filling the disk. */
 const RESULT_MAX_BYTES = 4 * 1024 ** 3;
 /** Results are stored as produced: no allow-list, no blocked extension (the service names them). */

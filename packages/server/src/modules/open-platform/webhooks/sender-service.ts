@@ -1,10 +1,8 @@
 import { performance } from 'node:perf_hooks';
-import { and, asc, eq, exists, gte, inArray, isNull, lt, lte, or, type SQL, sql } from 'drizzle-orm';
 import type { AppContext } from '../../../platform/context.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { failureText, sendWebhook } from '../../../platform/egress/webhook.ts';
 import { signingSecrets } from '../../../platform/egress/webhook-secrets.ts';
-import { openApps } from '../apps/tables.ts';
 import {
   DISABLE_AFTER_FAILING_MS,
   DISABLE_AFTER_FAILURES,
@@ -12,23 +10,14 @@ import {
   nextAttemptAt,
   RESPONSE_EXCERPT_BYTES,
 } from './policy.ts';
-import { appActive } from './repository.ts';
+import * as repo from './sender-repository.ts';
 import { secretContexts } from './signing-secrets.ts';
-import {
-  type DeliveryRow,
-  openWebhookAttempts,
-  openWebhookDeliveries,
-  openWebhookSubscriptions,
-  type SubscriptionRow,
-} from './tables.ts';
+import type { DeliveryRow, SubscriptionRow } from './tables.ts';
 import type { WebhookDeps } from './types.ts';
 
 const CLAIM = 50;
 /** HTTP calls in flight per claimed batch: a slow receiver holds one slot, not the batch */
 const CONCURRENCY = 8;
-
-const d = openWebhookDeliveries;
-const s = openWebhookSubscriptions;
 
 export type AttemptOutcome = {
   ok: boolean;
@@ -39,7 +28,7 @@ export type AttemptOutcome = {
   durationMs: number;
 };
 
-export type Deliverer = ReturnType<typeof createDeliverer>;
+export type SenderService = ReturnType<typeof createSenderService>;
 
 /** PostgreSQL text cannot hold NUL; receivers' answers sometimes do. */
 const storable = (text: string, max: number) => text.replaceAll('\u0000', '').slice(0, max);
@@ -56,35 +45,11 @@ export function bodyOf(row: Pick<DeliveryRow, 'payload'>): string {
  * written only where `attempts` still equals the claimed value, so an instance whose lease ran
  * out and was overtaken cannot overwrite the newer attempt.
  */
-export function createDeliverer(ctx: AppContext, deps: WebhookDeps) {
-  /** Due rows of active subscriptions of active applications that no one holds. */
-  async function claim(filter: SQL | undefined): Promise<DeliveryRow[]> {
+export function createSenderService(ctx: AppContext, deps: WebhookDeps) {
+  /** Due rows of active subscriptions of active applications that no one holds (`ids`: only those). */
+  function claim(ids: number[] | undefined): Promise<DeliveryRow[]> {
     const now = ctx.clock();
-    const due = ctx.db
-      .select({ id: d.id })
-      .from(d)
-      .where(
-        and(
-          eq(d.status, 'pending'),
-          lte(d.nextAttemptAt, now),
-          or(isNull(d.lockedUntil), lt(d.lockedUntil, now)),
-          exists(
-            ctx.db
-              .select({ one: sql`1` })
-              .from(s)
-              .where(and(eq(s.id, d.subscriptionId), eq(s.status, 'active'), appActive(s.appId))),
-          ),
-          filter,
-        ),
-      )
-      .orderBy(asc(d.nextAttemptAt))
-      .limit(CLAIM)
-      .for('update', { skipLocked: true });
-    return ctx.db
-      .update(d)
-      .set({ lockedUntil: new Date(now.getTime() + LEASE_MS), attempts: sql`${d.attempts} + 1` })
-      .where(and(inArray(d.id, due), eq(d.status, 'pending'), or(isNull(d.lockedUntil), lt(d.lockedUntil, now))))
-      .returning();
+    return repo.claimDue(ctx.db, now, new Date(now.getTime() + LEASE_MS), CLAIM, ids);
   }
 
   /** One HTTP attempt through the kernel's webhook path (signed, egress-guarded). Never throws. */
@@ -114,21 +79,16 @@ export function createDeliverer(ctx: AppContext, deps: WebhookDeps) {
     const now = ctx.clock();
     const next = o.ok ? null : nextAttemptAt(row.attempts, now);
     return ctx.db.transaction(async (tx) => {
-      const [updated] = await tx
-        .update(d)
-        .set({
-          status: o.ok ? 'succeeded' : next ? 'pending' : 'failed',
-          nextAttemptAt: next,
-          lockedUntil: null,
-          lastStatusCode: o.statusCode,
-          lastError: o.error === null ? null : storable(o.error, 2000),
-          lastDurationMs: o.durationMs,
-          deliveredAt: o.ok ? now : null,
-        })
-        .where(and(eq(d.id, row.id), eq(d.status, 'pending'), eq(d.attempts, row.attempts)))
-        .returning();
+      const updated = await repo.recordOutcome(tx, row, {
+        status: o.ok ? 'succeeded' : next ? 'pending' : 'failed',
+        nextAttemptAt: next,
+        lastStatusCode: o.statusCode,
+        lastError: o.error === null ? null : storable(o.error, 2000),
+        lastDurationMs: o.durationMs,
+        deliveredAt: o.ok ? now : null,
+      });
       if (!updated) return null;
-      await tx.insert(openWebhookAttempts).values({
+      await repo.insertAttempt(tx, {
         tenantId: row.tenantId,
         deliveryId: row.id,
         attempt: row.attempts,
@@ -139,48 +99,22 @@ export function createDeliverer(ctx: AppContext, deps: WebhookDeps) {
         durationMs: o.durationMs,
         createdAt: now,
       });
-      if (o.ok) {
-        await tx
-          .update(s)
-          .set({ consecutiveFailures: 0, failingSince: null, updatedAt: now })
-          .where(and(eq(s.id, sub.id), sql`${s.consecutiveFailures} > 0`));
-      } else {
-        await countFailure(tx, sub, now, updated.lastError ?? 'failed');
-      }
+      if (o.ok) await repo.resetFailures(tx, sub.id, now);
+      else await countFailure(tx, sub, now, updated.lastError ?? 'failed');
       return updated;
     });
   }
 
   /** One more failure; past the rule (policy.ts) the subscription is disabled and its owners told. */
   async function countFailure(tx: Db, sub: SubscriptionRow, now: Date, error: string) {
-    await tx
-      .update(s)
-      .set({
-        consecutiveFailures: sql`${s.consecutiveFailures} + 1`,
-        failingSince: sql`coalesce(${s.failingSince}, ${now.toISOString()}::timestamptz)`,
-        updatedAt: now,
-      })
-      .where(eq(s.id, sub.id));
-    const [disabled] = await tx
-      .update(s)
-      .set({ status: 'disabled', disabledAt: now, disabledReason: 'failures', updatedAt: now })
-      .where(
-        and(
-          eq(s.id, sub.id),
-          eq(s.status, 'active'),
-          gte(s.consecutiveFailures, DISABLE_AFTER_FAILURES),
-          lte(s.failingSince, new Date(now.getTime() - DISABLE_AFTER_FAILING_MS)),
-        ),
-      )
-      .returning();
+    await repo.countFailure(tx, sub.id, now);
+    const disabled = await repo.disableFailing(tx, sub.id, now, {
+      failures: DISABLE_AFTER_FAILURES,
+      failingSince: new Date(now.getTime() - DISABLE_AFTER_FAILING_MS),
+    });
     if (!disabled) return;
     ctx.log.warn({ subscriptionId: sub.id, failures: disabled.consecutiveFailures }, 'webhook subscription disabled');
-    const [app] = disabled.appId
-      ? await tx
-          .select({ name: openApps.name, createdBy: openApps.createdBy })
-          .from(openApps)
-          .where(eq(openApps.id, disabled.appId))
-      : [];
+    const app = disabled.appId ? await repo.appOwner(tx, disabled.appId) : null;
     const userIds = [...new Set([app?.createdBy, disabled.createdBy])].filter((id): id is number => !!id);
     if (userIds.length === 0) return;
     await deps.notifyWithin(tx, 'open-platform.webhook.delivery_failed', {
@@ -198,8 +132,7 @@ export function createDeliverer(ctx: AppContext, deps: WebhookDeps) {
   }
 
   async function subscriptionsOf(rows: DeliveryRow[]): Promise<Map<number, SubscriptionRow>> {
-    const ids = [...new Set(rows.map((r) => r.subscriptionId))];
-    const subs = ids.length ? await ctx.db.select().from(s).where(inArray(s.id, ids)) : [];
+    const subs = await repo.subscriptionsByIds(ctx.db, [...new Set(rows.map((r) => r.subscriptionId))]);
     return new Map(subs.map((x) => [x.id, x]));
   }
 
@@ -227,14 +160,14 @@ export function createDeliverer(ctx: AppContext, deps: WebhookDeps) {
   }
 
   /**
-   * Claims and sends due rows matching `filter` until none is left or `budgetMs` has passed (the
-   * next sweep continues); answers how many it sent.
+   * Claims and sends due rows (`ids`: only those deliveries) until none is left or `budgetMs` has
+   * passed (the next sweep continues); answers how many it sent.
    */
-  async function deliverDue(filter?: SQL, budgetMs = 45_000): Promise<number> {
+  async function deliverDue(ids?: number[], budgetMs = 45_000): Promise<number> {
     const started = performance.now();
     let total = 0;
     while (performance.now() - started < budgetMs) {
-      const rows = await claim(filter);
+      const rows = await claim(ids);
       if (rows.length === 0) break;
       total += rows.length;
       await deliverClaimed(rows);
