@@ -66,6 +66,7 @@ describe('architecture checks catch each violation', () => {
       '  const rows = await db.select().from(members);',
       'sql-outside-repository',
     ],
+    ['a query chain in a service', 'modules/member/service.ts', '      .from(members)', 'sql-outside-repository'],
     [
       'a transaction in a helper',
       'modules/messaging/dispatch/notify.ts',

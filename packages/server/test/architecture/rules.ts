@@ -68,8 +68,11 @@ export function checkFile(file: string, text: string): Violation[] {
     }
     if (!mod) return;
     if (isRouteFile(file) && /\bctx\.|\bctx\b\s*[,)]/.test(src)) add(i, 'route-gets-context');
-    if (!isRepository(file) && /\b(db|tx|ctx\.db)\s*\.\s*(select|insert|update|delete|execute)\s*\(/.test(src))
-      add(i, 'sql-outside-repository');
+    // a query written on one line (`db.select(`), or a chain continued on the next lines (`.from(`)
+    const query =
+      /\b(db|tx|ctx\.db)\s*\.\s*(select|selectDistinct|insert|update|delete|execute)\s*\(/.test(src) ||
+      /^\s*\.(from|innerJoin|leftJoin|onConflictDoUpdate|onConflictDoNothing|returning)\s*\(/.test(src);
+    if (!isRepository(file) && query) add(i, 'sql-outside-repository');
     if (!isService(file) && /\.transaction\s*\(/.test(src)) add(i, 'transaction-outside-service');
     if (!isJobsFile(file) && /\b(defineJob|defineQueue|defineSystemTask|registerSystemTask)\s*[(<]/.test(src))
       add(i, 'job-outside-jobs-file');
