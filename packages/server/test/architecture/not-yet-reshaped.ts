@@ -11,6 +11,7 @@ export const NOT_YET_RESHAPED: ReadonlySet<string> = new Set([
   'modules/messaging/dispatch/jobs.ts sql-outside-repository',
   'modules/messaging/dispatch/notify.ts sql-outside-repository',
   'modules/messaging/dispatch/notify.ts transaction-outside-service',
+  'modules/messaging/policies/dispatch-log.ts mapper-name',
   'modules/messaging/policies/dispatch-log.ts sql-outside-repository',
   'modules/messaging/policies/overrides-service.ts sql-outside-repository',
   'modules/messaging/policies/policy-routes.ts route-gets-context',

@@ -14,7 +14,8 @@ export type RuleId =
   | 'sql-outside-repository'
   | 'transaction-outside-service'
   | 'job-outside-jobs-file'
-  | 'name-not-spelled-as-module';
+  | 'name-not-spelled-as-module'
+  | 'mapper-name';
 
 export const RULES: Record<RuleId, string> = {
   'kernel-imports-module': 'platform/ is the kernel: it imports no module',
@@ -23,6 +24,7 @@ export const RULES: Record<RuleId, string> = {
   'sql-outside-repository': 'Drizzle and SQL only in *-repository.ts / repository.ts (tables in tables.ts)',
   'transaction-outside-service': 'transactions start in services (*-service.ts / service.ts) only',
   'job-outside-jobs-file': 'jobs and system tasks are declared in the module’s jobs.ts only',
+  'mapper-name': 'row-to-response mappers are named to<Thing>View',
   'name-not-spelled-as-module':
     'operation ids start with the module’s dotted name (open_platform.), job and task names with its folder’s (open-platform.)',
 };
@@ -76,6 +78,7 @@ export function checkFile(file: string, text: string): Violation[] {
     if (!isService(file) && /\.transaction\s*\(/.test(src)) add(i, 'transaction-outside-service');
     if (!isJobsFile(file) && /\b(defineJob|defineQueue|defineSystemTask|registerSystemTask)\s*[(<]/.test(src))
       add(i, 'job-outside-jobs-file');
+    if (/\b(function|const)\s+(view|\w+Dto|\w+ToDto)\b/.test(src)) add(i, 'mapper-name');
     const operation = /\boperation:\s*'([A-Za-z_-]+)\./.exec(src)?.[1];
     if (operation && operation !== mod.replaceAll('-', '_')) add(i, 'name-not-spelled-as-module');
     const jobName = isJobsFile(file) ? /^\s*name:\s*'([A-Za-z_-]+)\./.exec(src)?.[1] : undefined;

@@ -74,8 +74,8 @@ export function createTasksService(
     /** The result file of the caller's own succeeded task, while it has not expired. */
     async resultFile(scope: Scope, id: number) {
       const row = await ownedOrThrow(scope, id);
-      const view = toTaskView(row, clock());
-      if (!view.resultAvailable || row.resultFileId === null) throw tasksErrors.resultNotFound();
+      const task = toTaskView(row, clock());
+      if (!task.resultAvailable || row.resultFileId === null) throw tasksErrors.resultNotFound();
       try {
         return await deps.files.files.ownedBy(scope, row.resultFileId, { type: 'task', id: row.id });
       } catch (err) {

@@ -20,7 +20,7 @@ export type EmailConfigInput = {
 };
 
 /** What a send answers: the SMTP outcome and the send log it wrote. */
-export const sendResultDto = (r: SendResult) =>
+export const toSendResultView = (r: SendResult) =>
   r.status === 'sent'
     ? { status: r.status, error: null, messageId: r.messageId, logId: r.logId }
     : { status: r.status, error: r.error, messageId: null, logId: r.logId };
@@ -79,7 +79,7 @@ export function createEmailConfigService(ctx: AppContext, sender: EmailSender) {
           log: { dispatchId: null, eventKey: null, templateCode: null },
         },
       ]);
-      return sendResultDto(result as SendResult);
+      return toSendResultView(result as SendResult);
     },
   };
 }

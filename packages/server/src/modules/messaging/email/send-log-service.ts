@@ -3,7 +3,7 @@ import type { AppContext } from '../../../platform/context.ts';
 import type { PageRequest } from '../../../platform/db/scoped.ts';
 import { type FieldError, httpErrors } from '../../../platform/http/errors.ts';
 import { renderEmailTemplate } from './compose.ts';
-import { sendResultDto } from './config-service.ts';
+import { toSendResultView } from './config-service.ts';
 import { emailErrors } from './errors.ts';
 import * as repo from './send-log-repository.ts';
 import type { EmailSender } from './sender.ts';
@@ -73,7 +73,7 @@ export function createEmailSendLogService(ctx: AppContext, sender: EmailSender) 
         ...rendered,
         log: { dispatchId: null, eventKey: null, templateCode: text.code },
       });
-      return sendResultDto(result);
+      return toSendResultView(result);
     },
   };
 }

@@ -37,7 +37,7 @@ export function createPushConfigService(ctx: AppContext) {
     secret: PUSH_SECRET,
   });
 
-  async function view(scope: Scope) {
+  async function get(scope: Scope) {
     const own = await configs.own(scope.tenantId);
     const effective = own ? 'own' : scope.tenantId !== null && (await configs.own(null)) ? 'platform' : 'none';
     const masked = own ? configs.mask(own) : null;
@@ -54,7 +54,7 @@ export function createPushConfigService(ctx: AppContext) {
   }
 
   return {
-    view,
+    get,
 
     async save(scope: Scope, input: PushConfigInput) {
       await checkEndpointEgress(ctx.egress, scope, input.endpoint);
@@ -71,7 +71,7 @@ export function createPushConfigService(ctx: AppContext) {
           secret: masterSecret,
         };
       });
-      return view(scope);
+      return get(scope);
     },
 
     async available(tenantId: number | null): Promise<boolean> {

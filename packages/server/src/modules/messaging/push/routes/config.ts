@@ -20,7 +20,7 @@ export function pushAdminRoutes(app: FastifyInstance, config: PushConfigService,
       summary: 'Read the push provider configuration of my scope (the master secret is never answered)',
       response: PushConfigView,
     },
-    handler: async (req) => config.view(req.scope),
+    handler: async (req) => config.get(req.scope),
   });
 
   route(app, {
