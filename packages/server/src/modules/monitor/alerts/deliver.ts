@@ -3,7 +3,7 @@ import { secretContext } from '../../../platform/crypto/secrets.ts';
 import { EgressError } from '../../../platform/egress/errors.ts';
 import { failureText, sendWebhook } from '../../../platform/egress/webhook.ts';
 import { signingSecrets, type WebhookSecretContexts } from '../../../platform/egress/webhook-secrets.ts';
-import type { Notifier } from '../../messaging/dispatch/notify.ts';
+import type { Notifier } from '../../messaging/index.ts';
 import type { AlertRuleRow, Hits } from './evaluate.ts';
 import type { AlertChannel, AlertChannelOutcome } from './tables.ts';
 
