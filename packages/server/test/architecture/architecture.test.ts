@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { NOT_YET_RESHAPED } from './not-yet-reshaped.ts';
 import { checkFile, RULES, sourceFiles } from './rules.ts';
 
 const src = join(import.meta.dirname, '../../src');
@@ -8,16 +7,8 @@ const src = join(import.meta.dirname, '../../src');
 describe('architecture: the module shape of docs/architecture.md', () => {
   it('holds in every source file', () => {
     const found = [...sourceFiles(src)].flatMap(([file, text]) => checkFile(file, text));
-    const fresh = found.filter((v) => !NOT_YET_RESHAPED.has(`${v.file} ${v.rule}`));
-    const report = fresh.map((v) => `src/${v.file}:${v.line} ${RULES[v.rule]}\n    ${v.text}`);
+    const report = found.map((v) => `src/${v.file}:${v.line} ${RULES[v.rule]}\n    ${v.text}`);
     expect(report).toEqual([]);
-  });
-
-  it('lists only files that still break a rule (reshaped files leave the list)', () => {
-    const found = new Set(
-      [...sourceFiles(src)].flatMap(([file, text]) => checkFile(file, text).map((v) => `${v.file} ${v.rule}`)),
-    );
-    expect([...NOT_YET_RESHAPED].filter((k) => !found.has(k))).toEqual([]);
   });
 });
 

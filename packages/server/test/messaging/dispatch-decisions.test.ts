@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../../src/modules/identity/tables.ts';
 import { members } from '../../src/modules/member/tables.ts';
 import { createChannelRegistry } from '../../src/modules/messaging/channels/registry.ts';
-import { usableChannels } from '../../src/modules/messaging/dispatch/expand.ts';
+import { usableChannels } from '../../src/modules/messaging/dispatch/expand-service.ts';
 import { notificationOutbox } from '../../src/modules/messaging/dispatch/tables.ts';
 import type { EventKey, NotifyInput } from '../../src/modules/messaging/index.ts';
 import { verifySignature } from '../../src/platform/egress/signing.ts';

@@ -7,10 +7,10 @@ import { createChatAdapter } from './channels/chat.ts';
 import { createChannelRegistry } from './channels/registry.ts';
 import { createWebhookAdapter } from './channels/webhook.ts';
 import type { MessagingArea, MessagingDeps } from './deps.ts';
-import { createDeliverer } from './dispatch/deliver.ts';
-import { expandOutbox } from './dispatch/expand.ts';
+import { createDeliverer } from './dispatch/deliver-service.ts';
+import { expandOutbox } from './dispatch/expand-service.ts';
 import { dispatchJobs } from './dispatch/jobs.ts';
-import { createNotifier } from './dispatch/notify.ts';
+import { createNotifier } from './dispatch/notify-service.ts';
 import { createEmail } from './email/index.ts';
 import { createInApp } from './inapp/index.ts';
 import { createPolicies } from './policies/index.ts';
@@ -20,7 +20,7 @@ import { createSms } from './sms/index.ts';
 
 export type { EventKey, EventVariables } from '../../platform/events/types.ts';
 export type { AudienceTarget, ContactRow } from './deps.ts';
-export type { Notifier, NotifyInput } from './dispatch/notify.ts';
+export type { Notifier, NotifyInput } from './dispatch/notify-service.ts';
 export { messagingEvents } from './events.ts';
 
 /**

@@ -6,7 +6,7 @@ import { nextDigestTime, quietWindowEnd } from './zoned-time.ts';
 /**
  * The decision rules of spec §7.3 as one pure function per recipient: which channels are
  * candidates, and for each candidate exactly one decision with its reason code. The expansion
- * (expand.ts) loads the inputs in bulk and writes what this returns.
+ * (expand-service.ts) loads the inputs in bulk and writes what this returns.
  */
 export type ChannelRule = { enabled: boolean; locked: boolean };
 

@@ -1,11 +1,10 @@
-import { and, asc, eq, lt, ne, or } from 'drizzle-orm';
 import type { AppContext } from '../../../platform/context.ts';
 import { defineJob, defineSystemTask } from '../../../platform/jobs/define.ts';
 import type { Catalog } from '../catalog/catalog.ts';
-import type { Deliverer } from './deliver.ts';
-import { releaseDeferred, sendDueDigests } from './digest.ts';
-import type { Notifier } from './notify.ts';
-import { notificationDispatches, notificationOutbox } from './tables.ts';
+import type { Deliverer } from './deliver-service.ts';
+import { sendDueDigests } from './digest-service.ts';
+import type { Notifier } from './notify-service.ts';
+import { leftBehindOutboxIds } from './outbox-repository.ts';
 
 /** An outbox row or pending dispatch older than this with no worker on it was left behind. */
 const STALE_MS = 60_000;
@@ -35,11 +34,7 @@ const deliverDeferred = defineSystemTask<DispatchJobDeps>({
   name: 'messaging.deliverDeferred',
   description: 'Deliver notifications deferred by quiet hours whose window has ended',
   schedule: '* * * * *',
-  async handler(_params, _run, { ctx, deliverer }) {
-    const released = await releaseDeferred(ctx);
-    await deliverer.deliverClaimed(released);
-    return { released: released.length };
-  },
+  handler: async (_params, _run, { deliverer }) => ({ released: await deliverer.deliverDeferred() }),
 });
 
 const sendDigests = defineSystemTask<DispatchJobDeps>({
@@ -54,27 +49,12 @@ const sweepOutbox = defineSystemTask<DispatchJobDeps>({
   description: 'Expand and deliver notifications whose worker died or whose wake-up was lost',
   schedule: '* * * * *',
   async handler(_params, _run, { ctx, expand, deliverer }) {
-    const d = notificationDispatches;
-    const o = notificationOutbox;
     const now = ctx.clock();
     const stale = new Date(now.getTime() - STALE_MS);
-    const rows = await ctx.db
-      .select({ id: o.id })
-      .from(o)
-      .where(
-        and(
-          ne(o.status, 'done'),
-          or(
-            and(eq(o.status, 'pending'), lt(o.createdAt, stale)),
-            and(eq(o.status, 'processing'), lt(o.lockedUntil, now)),
-          ),
-        ),
-      )
-      .orderBy(asc(o.id))
-      .limit(100);
-    for (const { id } of rows) await expand(id);
-    const delivered = await deliverer.deliverPending(lt(d.createdAt, stale));
-    return { expanded: rows.length, delivered };
+    const ids = await leftBehindOutboxIds(ctx.db, now, stale, 100);
+    for (const id of ids) await expand(id);
+    const delivered = await deliverer.deliverPending({ createdBefore: stale });
+    return { expanded: ids.length, delivered };
   },
 });
 

@@ -6,6 +6,8 @@ import { type ChannelRule, DEFAULT_SETTINGS, type RecipientSettings } from './de
 import { notificationEventOverrides, notificationPreferences, notificationRecipientSettings } from './tables.ts';
 
 type TenantId = number | null;
+type TenantScope = { tenantId: TenantId };
+type Owner = { tenantId: TenantId; recipientKey: string };
 
 /** The rule that applies in a scope, where it comes from, and the platform's rule under it. */
 export type ScopeRule = ChannelRule & { level: 'platform' | 'tenant'; platform: ChannelRule | null };
@@ -81,3 +83,63 @@ export async function loadSettings(db: Db, tenantId: TenantId, recipientKeys: st
 }
 
 export const settingsOf = (map: Map<string, RecipientSettings>, key: string) => map.get(key) ?? DEFAULT_SETTINGS;
+
+/** Deletes a scope's override of one event channel; answers how many rows it had (0 or 1). */
+export async function deleteOverride(tx: Db, scope: TenantScope, eventKey: string, channel: Channel): Promise<number> {
+  const t = notificationEventOverrides;
+  const mine = and(tenantFilter(t, scope), eq(t.eventKey, eventKey), eq(t.channel, channel));
+  return (await tx.delete(t).where(mine).returning({ id: t.id })).length;
+}
+
+export async function insertOverride(
+  tx: Db,
+  scope: TenantScope,
+  rule: { eventKey: string; channel: Channel; enabled: boolean; locked: boolean; updatedBy: number | null },
+): Promise<void> {
+  await tx.insert(notificationEventOverrides).values({ tenantId: scope.tenantId, ...rule });
+}
+
+/** Deletes a scope's overrides of one event, or of all; answers how many. */
+export async function deleteOverrides(db: Db, scope: TenantScope, eventKey: string | undefined): Promise<number> {
+  const t = notificationEventOverrides;
+  const rows = await db
+    .delete(t)
+    .where(and(tenantFilter(t, scope), eventKey ? eq(t.eventKey, eventKey) : undefined))
+    .returning({ id: t.id });
+  return rows.length;
+}
+
+export async function deletePreference(tx: Db, owner: Owner, eventKey: string, channel: Channel): Promise<void> {
+  const t = notificationPreferences;
+  await tx
+    .delete(t)
+    .where(
+      and(
+        tenantFilter(t, owner),
+        eq(t.recipientKey, owner.recipientKey),
+        eq(t.eventKey, eventKey),
+        eq(t.channel, channel),
+      ),
+    );
+}
+
+export async function insertPreference(
+  tx: Db,
+  owner: Owner,
+  item: { eventKey: string; channel: Channel; enabled: boolean },
+): Promise<void> {
+  await tx
+    .insert(notificationPreferences)
+    .values({ tenantId: owner.tenantId, recipientKey: owner.recipientKey, ...item });
+}
+
+export async function deleteRecipientSettings(tx: Db, owner: Owner): Promise<void> {
+  const t = notificationRecipientSettings;
+  await tx.delete(t).where(and(tenantFilter(t, owner), eq(t.recipientKey, owner.recipientKey)));
+}
+
+export async function insertRecipientSettings(tx: Db, owner: Owner, settings: RecipientSettings): Promise<void> {
+  await tx
+    .insert(notificationRecipientSettings)
+    .values({ tenantId: owner.tenantId, recipientKey: owner.recipientKey, ...settings });
+}

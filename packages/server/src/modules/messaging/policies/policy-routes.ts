@@ -1,14 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { userOf } from '../../../platform/auth/principal.ts';
-import type { AppContext } from '../../../platform/context.ts';
 import { route } from '../../../platform/http/route.ts';
 import { PageOf } from '../../../platform/http/schemas.ts';
-import type { Catalog } from '../catalog/catalog.ts';
-import { webhookSigningSecret } from '../channels/webhook.ts';
-import { listDispatches } from './dispatch-log.ts';
-import { resetOverrides, saveOverrides } from './overrides-service.ts';
-import { eventView, scopeOverrides } from './rules-view.ts';
+import type { DispatchLogService } from './dispatch-log-service.ts';
+import type { OverridesService } from './overrides-service.ts';
 import {
   DispatchQuery,
   DispatchView,
@@ -22,7 +18,15 @@ import {
 const tags = ['Notifications'];
 
 /** Administrators: the catalog with the scope's overrides, saving and resetting them, the dispatch log. */
-export function policyRoutes(app: FastifyInstance, ctx: AppContext, catalog: Catalog) {
+export function policyRoutes(
+  app: FastifyInstance,
+  policies: {
+    overrides: OverridesService;
+    dispatchLog: DispatchLogService;
+    /** the secret a scope's webhook receivers verify signatures with */
+    webhookSecret: (tenantId: number | null) => string;
+  },
+) {
   route(app, {
     method: 'GET',
     url: '/api/notification-policies/events',
@@ -35,14 +39,7 @@ export function policyRoutes(app: FastifyInstance, ctx: AppContext, catalog: Cat
       querystring: EventsQuery,
       response: Type.Array(EventView),
     },
-    handler: async (req) => {
-      const overrides = await scopeOverrides(ctx.db, req.scope.tenantId);
-      return catalog
-        .all()
-        .filter((e) => (req.query.includeHidden ?? true) || !e.hidden)
-        .filter((e) => !req.query.group || e.group === req.query.group)
-        .map((e) => eventView(e, overrides));
-    },
+    handler: async (req) => policies.overrides.events(req.scope, req.query),
   });
 
   route(app, {
@@ -57,8 +54,7 @@ export function policyRoutes(app: FastifyInstance, ctx: AppContext, catalog: Cat
       body: OverridesBody,
       response: SaveResult,
     },
-    handler: async (req) =>
-      saveOverrides(ctx.db, catalog, req.scope, req.body.items, userOf(req.scope)?.userId ?? null),
+    handler: async (req) => policies.overrides.save(req.scope, req.body.items, userOf(req.scope)?.userId ?? null),
   });
 
   route(app, {
@@ -73,7 +69,7 @@ export function policyRoutes(app: FastifyInstance, ctx: AppContext, catalog: Cat
       body: ResetBody,
       response: Type.Object({ removed: Type.Integer() }),
     },
-    handler: async (req) => resetOverrides(ctx.db, catalog, req.scope, req.body.eventKey),
+    handler: async (req) => policies.overrides.reset(req.scope, req.body.eventKey),
   });
 
   route(app, {
@@ -88,7 +84,7 @@ export function policyRoutes(app: FastifyInstance, ctx: AppContext, catalog: Cat
       querystring: DispatchQuery,
       response: PageOf(DispatchView),
     },
-    handler: async (req) => listDispatches(ctx.db, req.scope, req.query),
+    handler: async (req) => policies.dispatchLog.list(req.scope, req.query),
   });
 
   route(app, {
@@ -102,6 +98,6 @@ export function policyRoutes(app: FastifyInstance, ctx: AppContext, catalog: Cat
       summary: 'The secret webhook receivers of this scope verify X-Atrium-Signature with (HMAC-SHA256)',
       response: Type.Object({ secret: Type.String(), header: Type.String() }),
     },
-    handler: async (req) => ({ secret: webhookSigningSecret(ctx, req.scope.tenantId), header: 'X-Atrium-Signature' }),
+    handler: async (req) => ({ secret: policies.webhookSecret(req.scope.tenantId), header: 'X-Atrium-Signature' }),
   });
 }

@@ -1,17 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { type Scope, userOf } from '../../../platform/auth/principal.ts';
-import type { AppContext } from '../../../platform/context.ts';
 import { httpErrors } from '../../../platform/http/errors.ts';
 import { route } from '../../../platform/http/route.ts';
-import type { Catalog } from '../catalog/catalog.ts';
-import {
-  type PreferenceOwner,
-  preferenceMatrix,
-  recipientSettings,
-  savePreferences,
-  saveRecipientSettings,
-} from './preferences-service.ts';
+import type { PreferenceOwner, PreferencesService } from './preferences-service.ts';
 import { MatrixBody, MatrixRow, RecipientSettingsBody, RecipientSettingsView } from './schemas.ts';
 
 const tags = ['Notifications'];
@@ -23,14 +15,14 @@ function ownerOf(scope: Scope): PreferenceOwner {
   return { tenantId: user.tenantId, recipientKey: `u:${user.userId}` };
 }
 
-export function preferenceRoutes(app: FastifyInstance, ctx: AppContext, catalog: Catalog) {
+export function preferenceRoutes(app: FastifyInstance, preferences: PreferencesService) {
   route(app, {
     method: 'GET',
     url: '/api/notification-preferences/matrix',
     operation: 'messaging.preference.matrix',
     auth: 'user',
     schema: { tags, summary: 'My preference matrix: events × channels', response: Type.Array(MatrixRow) },
-    handler: async (req) => preferenceMatrix(ctx.db, catalog, ownerOf(req.scope)),
+    handler: async (req) => preferences.matrix(ownerOf(req.scope)),
   });
 
   route(app, {
@@ -44,7 +36,7 @@ export function preferenceRoutes(app: FastifyInstance, ctx: AppContext, catalog:
       body: MatrixBody,
       response: Type.Array(MatrixRow),
     },
-    handler: async (req) => savePreferences(ctx.db, catalog, ownerOf(req.scope), req.body.items),
+    handler: async (req) => preferences.save(ownerOf(req.scope), req.body.items),
   });
 
   route(app, {
@@ -57,7 +49,7 @@ export function preferenceRoutes(app: FastifyInstance, ctx: AppContext, catalog:
       summary: 'My recipient settings: global mute, time zone, quiet hours, digest',
       response: RecipientSettingsView,
     },
-    handler: async (req) => recipientSettings(ctx.db, ownerOf(req.scope)),
+    handler: async (req) => preferences.settings(ownerOf(req.scope)),
   });
 
   route(app, {
@@ -71,6 +63,6 @@ export function preferenceRoutes(app: FastifyInstance, ctx: AppContext, catalog:
       body: RecipientSettingsBody,
       response: RecipientSettingsView,
     },
-    handler: async (req) => saveRecipientSettings(ctx.db, ownerOf(req.scope), req.body),
+    handler: async (req) => preferences.saveSettings(ownerOf(req.scope), req.body),
   });
 }

@@ -1,12 +1,9 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../../../platform/context.ts';
 import { replyFormats } from '../../../platform/http/reply-formats.ts';
 import { route } from '../../../platform/http/route.ts';
-import type { Catalog } from '../catalog/catalog.ts';
 import { escapeHtml } from '../render.ts';
-import { readUnsubscribeToken } from '../unsubscribe/token.ts';
-import { setPreference } from './preferences-service.ts';
+import type { UnsubscribeService } from './unsubscribe-service.ts';
 
 const tags = ['Notifications'];
 const Params = Type.Object({ token: Type.String({ minLength: 10, maxLength: 2000 }) });
@@ -31,7 +28,7 @@ const invalid = (reply: FastifyReply) =>
  * POST mail clients send without a page. Unsubscribing switches the email channel of that event
  * off for that recipient; external addresses get the same sparse preference row.
  */
-export function unsubscribeRoutes(app: FastifyInstance, ctx: AppContext, catalog: Catalog) {
+export function unsubscribeRoutes(app: FastifyInstance, links: UnsubscribeService) {
   route(app, {
     method: 'GET',
     url: '/api/notification-unsubscribe/:token',
@@ -46,9 +43,8 @@ export function unsubscribeRoutes(app: FastifyInstance, ctx: AppContext, catalog
       response: Type.String(),
     },
     handler: async (req, reply) => {
-      const target = readUnsubscribeToken(ctx.secrets, req.params.token);
-      const def = target && catalog.get(target.eventKey);
-      if (!target || !def) return invalid(reply);
+      const def = links.find(req.params.token);
+      if (!def) return invalid(reply);
       return page(
         'Unsubscribe',
         `<p>Stop receiving <strong>${escapeHtml(def.displayName)}</strong> notifications by email?</p>
@@ -73,12 +69,8 @@ export function unsubscribeRoutes(app: FastifyInstance, ctx: AppContext, catalog
       response: Type.String(),
     },
     handler: async (req, reply) => {
-      const target = readUnsubscribeToken(ctx.secrets, req.params.token);
-      const def = target && catalog.get(target.eventKey);
-      if (!target || !def || def.mandatory) return invalid(reply);
-      await ctx.db.transaction((tx) =>
-        setPreference(tx, catalog, target, { eventKey: def.key, channel: 'email', enabled: false }),
-      );
+      const def = await links.unsubscribe(req.params.token);
+      if (!def) return invalid(reply);
       return page(
         'Unsubscribed',
         `<p>You will no longer receive <strong>${escapeHtml(def.displayName)}</strong> notifications by email.</p>`,

@@ -1,4 +1,3 @@
-import { and, count, eq, gt, inArray, ne, sql } from 'drizzle-orm';
 import type { AppContext } from '../../../platform/context.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import type { EventDef } from '../../../platform/events/types.ts';
@@ -8,9 +7,11 @@ import type { Channel } from '../channels/types.ts';
 import type { MessagingDeps } from '../deps.ts';
 import type { MessagingSettings } from '../settings.ts';
 import { decideRecipient, effectiveRules, type RecipientFacts } from './decide.ts';
+import { earlierDispatches, insertDispatches, lockEventForDispatch, recentDeliveries } from './dispatch-repository.ts';
+import { claimOutbox, markOutboxDone } from './outbox-repository.ts';
 import { type ResolvedRecipient, resolveRecipients } from './recipients.ts';
 import { loadOverrides, loadPreferences, loadSettings, settingsOf } from './rules-repository.ts';
-import { notificationDispatches, notificationOutbox, type OutboxRow } from './tables.ts';
+import type { OutboxRow } from './tables.ts';
 
 const CHUNK = 1000;
 const LEASE_MS = 5 * 60_000;
@@ -37,7 +38,7 @@ export async function usableChannels(
  * Answers false when another worker has it or it is already done.
  */
 export async function expandOutbox(
-  ctx: AppContext,
+  ctx: Pick<AppContext, 'db' | 'clock' | 'log' | 'settings'>,
   deps: {
     catalog: Catalog;
     registry: ChannelRegistry;
@@ -46,17 +47,7 @@ export async function expandOutbox(
   outboxId: number,
 ): Promise<boolean> {
   const now = ctx.clock();
-  const o = notificationOutbox;
-  const [row] = await ctx.db
-    .update(o)
-    .set({ status: 'processing', lockedUntil: new Date(now.getTime() + LEASE_MS), attempts: sql`${o.attempts} + 1` })
-    .where(
-      and(
-        eq(o.id, outboxId),
-        sql`(${o.status} = 'pending' or (${o.status} = 'processing' and ${o.lockedUntil} < ${now}))`,
-      ),
-    )
-    .returning();
+  const row = await claimOutbox(ctx.db, outboxId, now, new Date(now.getTime() + LEASE_MS));
   if (!row) return false;
   const def = deps.catalog.get(row.eventKey);
   if (!def) {
@@ -74,14 +65,13 @@ export async function expandOutbox(
     for (let i = 0; i < resolved.length; i += CHUNK) {
       await ctx.db.transaction(async (tx) => {
         if (def.rateLimit || row.input.idempotencyKey) {
-          // serialises counting and deduplication of this event in this tenant across instances
-          await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`notify:${row.tenantId}:${row.eventKey}`}))`);
+          await lockEventForDispatch(tx, row.tenantId, row.eventKey);
         }
         await writeDecisions(tx, { row, def, rules, usable, now }, resolved.slice(i, i + CHUNK));
       });
     }
   }
-  await ctx.db.update(o).set({ status: 'done', processedAt: now, lockedUntil: null }).where(eq(o.id, row.id));
+  await markOutboxDone(ctx.db, row.id, now);
   return true;
 }
 
@@ -139,62 +129,4 @@ async function writeDecisions(
     }));
   });
   if (values.length) await insertDispatches(tx, row, now, values);
-}
-
-/**
- * The chunk's rows as one JSON parameter expanded by the database: a 2,000-row insert costs one
- * parameter instead of 30,000 for the query builder and driver to handle.
- */
-async function insertDispatches(tx: Db, row: OutboxRow, now: Date, values: object[]) {
-  await tx.execute(sql`
-    insert into notification_dispatches (tenant_id, outbox_id, event_key, idempotency_key, created_at, updated_at,
-      channel, recipient_type, recipient_id, recipient_key, contact, decision, reason_code, digest_key, deliver_after)
-    select ${row.tenantId}::int, ${row.id}::int, ${row.eventKey}::text, ${row.input.idempotencyKey ?? null}::text,
-      ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz,
-      t.channel, t.recipient_type, t.recipient_id, t.recipient_key, t.contact, t.decision, t.reason_code, t.digest_key, t.deliver_after
-    from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as t(channel text, recipient_type text, recipient_id int,
-      recipient_key text, contact jsonb, decision text, reason_code text, digest_key text, deliver_after timestamptz)
-    on conflict (outbox_id, recipient_key, channel) do nothing`);
-}
-
-type PerRecipient<T> = Map<string, T>;
-
-async function recentDeliveries(tx: Db, row: OutboxRow, keys: string[], since: Date) {
-  const d = notificationDispatches;
-  const rows = await tx
-    .select({ key: d.recipientKey, channel: d.channel, n: count() })
-    .from(d)
-    .where(
-      and(
-        eq(d.eventKey, row.eventKey),
-        inArray(d.recipientKey, keys),
-        inArray(d.decision, ['pending', 'sent']),
-        gt(d.createdAt, since),
-        sql`coalesce(${d.tenantId}, 0) = ${row.tenantId ?? 0}`,
-      ),
-    )
-    .groupBy(d.recipientKey, d.channel);
-  const out: PerRecipient<Map<Channel, number>> = new Map();
-  for (const r of rows) out.set(r.key, (out.get(r.key) ?? new Map()).set(r.channel, Number(r.n)));
-  return out;
-}
-
-async function earlierDispatches(tx: Db, row: OutboxRow, keys: string[], idempotencyKey: string) {
-  const d = notificationDispatches;
-  const rows = await tx
-    .select({ key: d.recipientKey, channel: d.channel })
-    .from(d)
-    .where(
-      and(
-        eq(d.eventKey, row.eventKey),
-        eq(d.idempotencyKey, idempotencyKey),
-        inArray(d.recipientKey, keys),
-        ne(d.decision, 'deduped'),
-        ne(d.outboxId, row.id),
-        sql`coalesce(${d.tenantId}, 0) = ${row.tenantId ?? 0}`,
-      ),
-    );
-  const out: PerRecipient<Set<Channel>> = new Map();
-  for (const r of rows) out.set(r.key, (out.get(r.key) ?? new Set()).add(r.channel));
-  return out;
 }

@@ -1,14 +1,21 @@
-import { and, asc, eq, inArray, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { AppContext } from '../../../platform/context.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { ChannelRegistry } from '../channels/registry.ts';
 import type { Delivery, DeliveryOutcome } from '../channels/types.ts';
 import { unsubscribeToken } from '../unsubscribe/token.ts';
-import { type DispatchRow, notificationDispatches, notificationOutbox, type OutboxInput } from './tables.ts';
+import {
+  claimPending,
+  type PendingFilter,
+  pendingChannels,
+  releaseQuietHours,
+  settleDispatches,
+} from './dispatch-repository.ts';
+import { outboxInputs } from './outbox-repository.ts';
+import type { DispatchRow, OutboxInput } from './tables.ts';
 
 const CLAIM = 1000;
 /** how long a claimed row is this instance's to deliver; after it, the sweeper retakes it */
-export const LEASE_MS = 5 * 60_000;
+const LEASE_MS = 5 * 60_000;
 /** deliver() calls of one channel running at once */
 const PARALLEL_BATCHES = 4;
 
@@ -20,24 +27,16 @@ export type Deliverer = ReturnType<typeof createDeliverer>;
  * outcome with a conditional update. A worker that dies leaves leased rows the sweeper retakes
  * once the lease expires.
  */
-export function createDeliverer(ctx: AppContext, registry: ChannelRegistry, catalog: Catalog) {
-  const d = notificationDispatches;
+export function createDeliverer(
+  ctx: Pick<AppContext, 'db' | 'clock' | 'log' | 'config' | 'secrets'>,
+  registry: ChannelRegistry,
+  catalog: Catalog,
+) {
   const baseUrl = (ctx.config.publicBaseUrl ?? `http://localhost:${ctx.config.port}`).replace(/\/$/, '');
 
-  async function claim(filter: SQL | undefined): Promise<DispatchRow[]> {
+  function claim(filter: PendingFilter): Promise<DispatchRow[]> {
     const now = ctx.clock();
-    const ids = ctx.db
-      .select({ id: d.id })
-      .from(d)
-      .where(and(eq(d.decision, 'pending'), or(isNull(d.lockedUntil), lt(d.lockedUntil, now)), filter))
-      .orderBy(asc(d.id))
-      .limit(CLAIM)
-      .for('update', { skipLocked: true });
-    return ctx.db
-      .update(d)
-      .set({ lockedUntil: new Date(now.getTime() + LEASE_MS), attempts: sql`${d.attempts} + 1`, updatedAt: now })
-      .where(and(inArray(d.id, ids), eq(d.decision, 'pending')))
-      .returning();
+    return claimPending(ctx.db, filter, now, new Date(now.getTime() + LEASE_MS), CLAIM);
   }
 
   async function record(rows: DispatchRow[], outcomes: DeliveryOutcome[]) {
@@ -56,12 +55,7 @@ export function createDeliverer(ctx: AppContext, registry: ChannelRegistry, cata
       g.ids.push(row.id);
       groups.set(key, g);
     });
-    for (const { set, ids } of groups.values()) {
-      await ctx.db
-        .update(d)
-        .set({ ...set, lockedUntil: null, updatedAt: now })
-        .where(and(inArray(d.id, ids), eq(d.decision, 'pending')));
-    }
+    for (const { set, ids } of groups.values()) await settleDispatches(ctx.db, ids, set, now);
   }
 
   function toDelivery(row: DispatchRow, input: OutboxInput): Delivery | null {
@@ -132,15 +126,7 @@ export function createDeliverer(ctx: AppContext, registry: ChannelRegistry, cata
   /** Hands rows this instance holds the lease of to their adapters and records each outcome. */
   async function deliverClaimed(rows: DispatchRow[]): Promise<void> {
     if (rows.length === 0) return;
-    const outboxIds = [...new Set(rows.map((r) => r.outboxId))];
-    const inputs = new Map(
-      (
-        await ctx.db
-          .select({ id: notificationOutbox.id, input: notificationOutbox.input })
-          .from(notificationOutbox)
-          .where(inArray(notificationOutbox.id, outboxIds))
-      ).map((o) => [o.id, o.input]),
-    );
+    const inputs = await outboxInputs(ctx.db, [...new Set(rows.map((r) => r.outboxId))]);
     // an adapter batch holds one event of one tenant: group by outbox row and channel
     const groups = new Map<string, DispatchRow[]>();
     for (const r of rows) {
@@ -153,7 +139,7 @@ export function createDeliverer(ctx: AppContext, registry: ChannelRegistry, cata
   }
 
   /** Delivers every pending row matching `filter` that no one holds; answers how many it took. */
-  async function deliverPending(filter?: SQL): Promise<number> {
+  async function deliverPending(filter: PendingFilter): Promise<number> {
     let total = 0;
     for (;;) {
       const rows = await claim(filter);
@@ -165,16 +151,21 @@ export function createDeliverer(ctx: AppContext, registry: ChannelRegistry, cata
 
   return {
     deliverPending,
-    deliverClaimed,
+    /**
+     * Quiet-hours rows whose window has ended go back to pending, leased to this instance in the
+     * same statement: it delivers exactly the rows it released, so a concurrent release on another
+     * instance can neither take them twice nor leave them behind. Answers how many it released.
+     */
+    async deliverDeferred(): Promise<number> {
+      const now = ctx.clock();
+      const released = await releaseQuietHours(ctx.db, now, new Date(now.getTime() + LEASE_MS));
+      await deliverClaimed(released);
+      return released.length;
+    },
     /** One loop per channel, side by side: a slow channel (SMTP) never holds up a fast one (in-app). */
     async forOutbox(outboxId: number): Promise<number> {
-      const channels = await ctx.db
-        .selectDistinct({ channel: d.channel })
-        .from(d)
-        .where(and(eq(d.outboxId, outboxId), eq(d.decision, 'pending')));
-      const counts = await Promise.all(
-        channels.map(({ channel }) => deliverPending(and(eq(d.outboxId, outboxId), eq(d.channel, channel)))),
-      );
+      const channels = await pendingChannels(ctx.db, outboxId);
+      const counts = await Promise.all(channels.map((channel) => deliverPending({ outboxId, channel })));
       return counts.reduce((a, b) => a + b, 0);
     },
   };

@@ -3,7 +3,7 @@ import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../../platform/db/scoped.ts';
 import type { Channel, RecipientType } from '../channels/types.ts';
-import { type Decision, type DispatchRow, notificationDispatches, type ReasonCode } from '../dispatch/tables.ts';
+import { type Decision, notificationDispatches, type ReasonCode } from '../dispatch/tables.ts';
 
 export type DispatchFilter = PageRequest & {
   eventKey?: string;
@@ -19,7 +19,8 @@ export type DispatchFilter = PageRequest & {
 
 const dispatches = scoped(notificationDispatches);
 
-export async function listDispatches(db: Db, scope: Pick<Scope, 'tenantId'>, q: DispatchFilter) {
+/** A page of the scope's dispatch rows matching the filter, newest first. */
+export function pageDispatches(db: Db, scope: Pick<Scope, 'tenantId'>, q: DispatchFilter) {
   const d = notificationDispatches;
   const conds: (SQL | undefined)[] = [
     q.eventKey ? eq(d.eventKey, q.eventKey) : undefined,
@@ -32,29 +33,5 @@ export async function listDispatches(db: Db, scope: Pick<Scope, 'tenantId'>, q: 
     q.from ? gte(d.createdAt, new Date(q.from)) : undefined,
     q.to ? lte(d.createdAt, new Date(q.to)) : undefined,
   ];
-  const page = await dispatches.page(db, scope, q, and(...conds), desc(d.id));
-  return { ...page, list: page.list.map(view) };
-}
-
-function view(r: DispatchRow) {
-  return {
-    id: r.id,
-    outboxId: r.outboxId,
-    eventKey: r.eventKey,
-    channel: r.channel,
-    recipientType: r.recipientType,
-    recipientId: r.recipientId,
-    recipientAddress:
-      r.contact.address ?? (r.channel === 'sms' ? r.contact.phone : r.channel === 'email' ? r.contact.email : null),
-    recipientName: r.contact.name,
-    decision: r.decision,
-    reasonCode: r.reasonCode,
-    idempotencyKey: r.idempotencyKey,
-    digestKey: r.digestKey,
-    deliverAfter: r.deliverAfter?.toISOString() ?? null,
-    attempts: r.attempts,
-    error: r.error,
-    createdAt: r.createdAt.toISOString(),
-    deliveredAt: r.deliveredAt?.toISOString() ?? null,
-  };
+  return dispatches.page(db, scope, q, and(...conds), desc(d.id));
 }

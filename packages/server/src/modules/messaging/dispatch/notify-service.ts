@@ -4,7 +4,8 @@ import type { EventKey, EventVariables } from '../../../platform/events/types.ts
 import type { Job } from '../../../platform/jobs/define.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import { CHANNELS, type Channel, type ChannelOptions, type Recipient } from '../channels/types.ts';
-import { type ChannelPolicy, notificationOutbox } from './tables.ts';
+import { insertOutbox } from './outbox-repository.ts';
+import type { ChannelPolicy } from './tables.ts';
 
 export type NotifyInput<K extends EventKey> = {
   /** the tenant the notification belongs to (null = platform); recipients outside it are unreachable */
@@ -37,25 +38,22 @@ export function createNotifier(
     const variables = input.variables as Record<string, unknown>;
     catalog.checked(eventKey, variables);
     checkChannels(input.channels, input.recipients);
-    const [row] = await tx
-      .insert(notificationOutbox)
-      .values({
-        tenantId: input.tenantId,
-        eventKey,
-        input: {
-          recipients: input.recipients,
-          variables,
-          channels: input.channels,
-          channelOptions: input.channelOptions,
-          link: input.link ?? null,
-          idempotencyKey: input.idempotencyKey ?? null,
-        },
-        createdAt: ctx.clock(),
-      })
-      .returning({ id: notificationOutbox.id });
-    if (!row) throw new Error('notification outbox insert returned nothing');
-    await outbox.send({ outboxId: row.id }, { tx });
-    return row.id;
+    const id = await insertOutbox(tx, {
+      tenantId: input.tenantId,
+      eventKey,
+      input: {
+        recipients: input.recipients,
+        variables,
+        channels: input.channels,
+        channelOptions: input.channelOptions,
+        link: input.link ?? null,
+        idempotencyKey: input.idempotencyKey ?? null,
+      },
+      createdAt: ctx.clock(),
+    });
+    if (id === undefined) throw new Error('notification outbox insert returned nothing');
+    await outbox.send({ outboxId: id }, { tx });
+    return id;
   };
   return {
     notifyWithin,
