@@ -285,4 +285,31 @@ describe('webhook delivery', () => {
       true,
     );
   });
+
+  it('an upgrade signs the rules saved before signing at start: their webhooks keep going out', async () => {
+    const x = await createTenant(t);
+    const r = await rule(x, { condition: 'threshold', threshold: 100, channels: ['webhook'], webhookUrl: hook.url });
+    await t.database.db
+      .update(errorAlertRules)
+      .set({ secretEncrypted: null, secretHint: null })
+      .where(eq(errorAlertRules.id, r.id));
+    // a second instance starting on the same database, as after an upgrade
+    const next = await createTestApp({
+      store: t.store,
+      clock: clock.clock,
+      env: { EGRESS_ALLOW_HOSTS: `127.0.0.1:${hook.port}` },
+    });
+    try {
+      const row = await ruleRow(t, r.id);
+      expect(row.secretEncrypted).toMatch(/./);
+      expect(row.secretHint).toMatch(/^.{4}$/);
+      const sent = await call(next.app, 'POST', `${RULES}/${r.id}/test`, {
+        token: await login(next.app, 'admin', USER_PASSWORD, x.code),
+      });
+      expect(sent.json().data.channels).toEqual({ webhook: { status: 'delivered' } });
+      expect(hook.received.at(-1)?.headers[SIGNATURE_HEADER]).toMatch(/v1=[0-9a-f]{64}/);
+    } finally {
+      await next.close();
+    }
+  });
 });

@@ -23,6 +23,7 @@ export function createAlerts(ctx: AppContext, deps: AlertDeps) {
     },
     async register(app: FastifyInstance) {
       await service.listen();
+      await service.signUnsignedRules();
       alertRoutes(app, service);
     },
   };

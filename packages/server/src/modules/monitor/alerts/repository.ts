@@ -1,4 +1,4 @@
-import { and, desc, eq, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, isNotNull, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../../platform/db/scoped.ts';
@@ -151,4 +151,22 @@ export async function newGroups(db: Db, rule: AlertRuleRow, from: Date, to: Date
         ORDER BY x.first_seen_at DESC, x.id DESC LIMIT 10`),
   );
   return rows.map(groupOf);
+}
+
+/** Rules with a webhook URL and no signing secret: saved before alert webhooks were signed. */
+export function rulesWithoutSecret(db: Db): Promise<AlertRuleRow[]> {
+  return db
+    .select()
+    .from(errorAlertRules)
+    .where(and(isNotNull(errorAlertRules.webhookUrl), isNull(errorAlertRules.secretEncrypted)));
+}
+
+/** Stores a first secret unless another instance stored one meanwhile; true when this one did. */
+export async function setSecretIfMissing(db: Db, id: number, secret: Partial<AlertRuleRow>): Promise<boolean> {
+  const rows = await db
+    .update(errorAlertRules)
+    .set(secret)
+    .where(and(eq(errorAlertRules.id, id), isNull(errorAlertRules.secretEncrypted)))
+    .returning({ id: errorAlertRules.id });
+  return rows.length > 0;
 }

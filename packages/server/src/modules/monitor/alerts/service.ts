@@ -147,6 +147,22 @@ export function createAlertService(ctx: AppContext, deps: AlertDeps) {
     /** subscribes to rule changes made on other instances; call once at registration */
     listen: () => cached.listen(),
 
+    /**
+     * Rules saved before alert webhooks were signed get a secret at start, so their webhooks keep
+     * going out after an upgrade (now signed; an admin rotates the secret to read it). Idempotent,
+     * and safe with several instances starting at once.
+     */
+    async signUnsignedRules(): Promise<number> {
+      let signed = 0;
+      for (const rule of await repo.rulesWithoutSecret(ctx.db)) {
+        const { columns } = rotateWebhookSecret(ctx.secrets, rule, secretContexts(rule.id), 0, ctx.clock());
+        if (await repo.setSecretIfMissing(ctx.db, rule.id, columns)) signed++;
+      }
+      if (signed)
+        ctx.log.info({ rules: signed }, 'error alert: webhook signing secrets given to rules saved before signing');
+      return signed;
+    },
+
     async list(scope: Scope, q: Static<typeof AlertRuleQuery>) {
       const page = await repo.pageRules(ctx.db, scope, q);
       return { ...page, list: page.list.map(toAlertRuleView) };
