@@ -19,7 +19,7 @@ import {
 } from './modules/open-platform/index.ts';
 import { createOpsModule, opsEvents } from './modules/ops/index.ts';
 import { createSchedulerModule, schedulerEvents } from './modules/scheduler/index.ts';
-import { createSystemModule, operationStats } from './modules/system/index.ts';
+import { createSystemModule } from './modules/system/index.ts';
 import { createTasksModule, tasksEvents } from './modules/tasks/index.ts';
 import { type License, loadLicense } from './platform/auth/license.ts';
 import type { Cache } from './platform/cache/cache.ts';
@@ -117,7 +117,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const platformAdmins = () => identity.platformAdmins();
   // Modules in the spec's mount order (§1): ops, identity, member, platform.
   const ops = createOpsModule(ctx, {
-    dashboard: { identityStats: (_db, scope, now) => identity.identityStats(scope, now), operationStats },
+    dashboard: {
+      identityStats: (scope, now) => identity.identityStats(scope, now),
+      operationStats: (scope, now) => system.operationStats(scope, now),
+    },
     notify,
     platformAdmins,
   });

@@ -60,6 +60,12 @@ describe('architecture checks catch each violation', () => {
     ['a query chain in a service', 'modules/member/service.ts', '      .from(members)', 'sql-outside-repository'],
     ['a mapper named otherwise', 'modules/monitor/sites/service.ts', 'function view(row: SiteRow) {', 'mapper-name'],
     [
+      'a route file named otherwise',
+      'modules/ops/health.ts',
+      "import { route } from '../../platform/http/route.ts';\nconst up = () => ctx.database.exec('select 1');",
+      'route-gets-context',
+    ],
+    [
       'a transaction in a helper',
       'modules/messaging/dispatch/notify.ts',
       '  await db.transaction(async (tx) => {',

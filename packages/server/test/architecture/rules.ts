@@ -31,7 +31,9 @@ export const RULES: Record<RuleId, string> = {
 
 const IMPORT = /^\s*(?:import|export)\s+(type\s+)?[^'"]*?from\s+'([^']+)'/;
 
-const isRouteFile = (f: string) => /(^|\/)routes(\.ts$|\/)|-routes\.ts$/.test(f);
+/** by its name, or by what it does: a module file that declares routes is a route file */
+const isRouteFile = (f: string, text = '') =>
+  /(^|\/)routes(\.ts$|\/)|-routes\.ts$/.test(f) || /\/platform\/http\/route\.ts'/.test(text);
 const isRepository = (f: string) => /(^|\/|-)repository\.ts$/.test(f);
 const isService = (f: string) => /(^|\/|-)service\.ts$/.test(f);
 const isTables = (f: string) => /(^|\/|-)tables\.ts$/.test(f);
@@ -61,7 +63,7 @@ export function checkFile(file: string, text: string): Violation[] {
         if (file.startsWith('platform/') && target.startsWith('modules/')) add(i, 'kernel-imports-module');
         if (mod && targetMod && targetMod !== mod && !/^modules\/[^/]+\/(index|api)\.ts$/.test(target))
           add(i, 'deep-import-across-modules');
-        if (mod && isRouteFile(file) && /^platform\/(context|db\/client)\.ts$/.test(target))
+        if (mod && isRouteFile(file, text) && /^platform\/(context|db\/client)\.ts$/.test(target))
           add(i, 'route-gets-context');
       }
       if (mod && spec === 'drizzle-orm' && !typeOnly && !isRepository(file) && !isTables(file))
@@ -69,7 +71,7 @@ export function checkFile(file: string, text: string): Violation[] {
       return;
     }
     if (!mod) return;
-    if (isRouteFile(file) && /\bctx\.|\bctx\b\s*[,)]/.test(src)) add(i, 'route-gets-context');
+    if (isRouteFile(file, text) && /\bctx\.|\bctx\b\s*[,)]/.test(src)) add(i, 'route-gets-context');
     // a query written on one line (`db.select(`), or a chain continued on the next lines (`.from(`)
     const query =
       /\b(db|tx|ctx\.db)\s*\.\s*(select|selectDistinct|insert|update|delete|execute)\s*\(/.test(src) ||

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operationStats } from '../../src/modules/system/index.ts';
+import { operationStats } from '../../src/modules/system/operation-log-service.ts';
 import { operationLogs } from '../../src/modules/system/tables.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { fieldsOf } from '../helpers/assert.ts';

@@ -1,17 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
-import { type DashboardSources, dashboardRoutes } from './dashboard.ts';
-import { healthRoutes } from './health.ts';
 import { opsJobs } from './jobs.ts';
-import { licenseRoutes } from './license.ts';
 import { checkLicense } from './license-check.ts';
-import { serverAlertRoutes } from './server-alert-routes.ts';
+import { dashboardRoutes } from './routes/dashboard.ts';
+import { healthRoutes } from './routes/health.ts';
+import { licenseRoutes } from './routes/license.ts';
+import { serverAlertRoutes } from './routes/server-alerts.ts';
+import { serverMonitorRoutes } from './routes/server-monitor.ts';
 import { type AlertDeps, checkServerThresholds } from './server-alerts.ts';
-import { serverMonitorRoutes } from './server-monitor.ts';
 import { opsSettings } from './settings.ts';
+import { createStatusService, type DashboardSources } from './status-service.ts';
 
-export type { DashboardSources } from './dashboard.ts';
 export { opsEvents } from './events.ts';
+export type { DashboardSources } from './status-service.ts';
 
 export type OpsDeps = { dashboard: DashboardSources } & AlertDeps;
 
@@ -22,13 +23,14 @@ export function createOpsModule(ctx: AppContext, deps: OpsDeps) {
     checkServerThresholds: () => checkServerThresholds(ctx, deps),
     checkLicense: () => checkLicense(ctx, deps),
   }));
+  const status = createStatusService(ctx, deps.dashboard);
   return {
     async register(app: FastifyInstance) {
-      healthRoutes(app, ctx);
-      serverMonitorRoutes(app, ctx);
+      healthRoutes(app, status);
+      serverMonitorRoutes(app, status);
       serverAlertRoutes(app, deps);
-      licenseRoutes(app, ctx);
-      dashboardRoutes(app, ctx, deps.dashboard);
+      licenseRoutes(app, status);
+      dashboardRoutes(app, status);
     },
   };
 }

@@ -2,17 +2,16 @@ import { statfs } from 'node:fs/promises';
 import os from 'node:os';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../../platform/context.ts';
-import { route } from '../../platform/http/route.ts';
 
 const CPU_SAMPLE_MS = 100;
 
 const Bytes = Type.Integer({ minimum: 0, description: 'bytes' });
 const Percent = Type.Number({ minimum: 0, maximum: 100, description: 'percent, two decimals' });
 
-const ServerSnapshot = Type.Object({
+/** What `GET /api/monitor/server` answers. */
+export const ServerSnapshot = Type.Object({
   cpu: Type.Object({
     model: Type.String(),
     cores: Type.Integer(),
@@ -41,23 +40,8 @@ const ServerSnapshot = Type.Object({
   }),
 });
 
-export function serverMonitorRoutes(app: FastifyInstance, ctx: AppContext) {
-  route(app, {
-    method: 'GET',
-    url: '/api/monitor/server',
-    operation: 'ops.server.get',
-    auth: 'user',
-    permission: 'monitor:server:view',
-    schema: {
-      tags: ['Monitor'],
-      summary: 'CPU, memory, disk of DATA_DIR, this process, and the database pool',
-      response: ServerSnapshot,
-    },
-    handler: async () => serverSnapshot(ctx),
-  });
-}
-
-export async function serverSnapshot(ctx: AppContext) {
+/** CPU, memory, disk of DATA_DIR, this process and the database pool, now. */
+export async function serverSnapshot(ctx: Pick<AppContext, 'config' | 'database'>) {
   const [cpuUsage, disk] = await Promise.all([sampleCpuUsage(CPU_SAMPLE_MS), diskOf(ctx.config.dataDir)]);
   const cpus = os.cpus();
   const total = os.totalmem();

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { Scope } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { createConfigService } from './config-service.ts';
 import { createDictService } from './dict-service.ts';
@@ -14,7 +15,6 @@ import { systemConfigRoutes } from './routes/system-configs.ts';
 import { createSettingsService, type TenantIdByCode } from './settings-service.ts';
 
 export type { OperationLogFilter, OperationLogRow } from './operation-log-repository.ts';
-export { operationStats } from './operation-log-service.ts';
 export { OperationLogFilter as OperationLogFilterSchema } from './schemas.ts';
 
 declare module 'fastify' {
@@ -44,7 +44,8 @@ export function createSystemModule(ctx: AppContext, deps: SystemDeps) {
     dicts,
     configs,
     notices,
-    operationStats,
+    /** for the dashboard: operations recorded in the scope's tenant today (UTC) */
+    operationStats: (scope: Pick<Scope, 'tenantId'>, now: Date) => operationStats(ctx.db, scope, now),
     /** The caller's tenant's operation log with the list's filters, page by page (exports). */
     exportOperationLogs: operationLogs.export,
     /** Resolves when the operation-log writes started so far are done (tests). */

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { userOf } from '../../platform/auth/principal.ts';
-import { httpErrors } from '../../platform/http/errors.ts';
-import { route } from '../../platform/http/route.ts';
-import { type AlertDeps, sendTestAlert } from './server-alerts.ts';
+import { userOf } from '../../../platform/auth/principal.ts';
+import { httpErrors } from '../../../platform/http/errors.ts';
+import { route } from '../../../platform/http/route.ts';
+import { type AlertDeps, sendTestAlert } from '../server-alerts.ts';
 
 /** "Send test alert" of the server monitor: the caller receives ops.monitor.alert_test (decision 0014). */
 export function serverAlertRoutes(app: FastifyInstance, deps: AlertDeps) {

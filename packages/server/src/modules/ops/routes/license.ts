@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { AppContext } from '../../platform/context.ts';
-import { route } from '../../platform/http/route.ts';
-import { NullableTimestamp } from '../../platform/http/schemas.ts';
+import { route } from '../../../platform/http/route.ts';
+import { NullableTimestamp } from '../../../platform/http/schemas.ts';
+import type { StatusService } from '../status-service.ts';
 
 /** The licence in force (docs/decisions/0003-licence.md); `features: "all"` when none is configured. */
-export function licenseRoutes(app: FastifyInstance, ctx: AppContext) {
+export function licenseRoutes(app: FastifyInstance, status: StatusService) {
   route(app, {
     method: 'GET',
     url: '/api/license',
@@ -24,14 +24,6 @@ export function licenseRoutes(app: FastifyInstance, ctx: AppContext) {
         expired: Type.Boolean({ description: 'an expired licence turns every gated feature off' }),
       }),
     },
-    handler: async () => {
-      const { licensee, features, expiresAt } = ctx.license;
-      return {
-        licensee,
-        features: features === 'all' ? ('all' as const) : [...features].sort(),
-        expiresAt,
-        expired: expiresAt !== null && expiresAt <= ctx.clock(),
-      };
-    },
+    handler: async () => status.license(),
   });
 }
