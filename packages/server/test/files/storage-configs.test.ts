@@ -9,7 +9,7 @@ import { createStorageResolver, type StorageResolver } from '../../src/modules/f
 import { createS3Provider } from '../../src/platform/storage/s3.ts';
 import { createTestApp, call as rawCall, type TestApp } from '../helpers/app.ts';
 import { createVia, expectError, rowCount } from '../helpers/assert.ts';
-import { createTenant, createUserWithPermissions, type TenantFixture } from '../helpers/fixtures.ts';
+import { createTenant, createUserWithPermissions, type TenantFixture, twoTenants } from '../helpers/fixtures.ts';
 import { S3_SECRET, startS3rver, type TestS3 } from './storage-s3rver.ts';
 
 /** Storage configurations over HTTP, against a real S3-compatible server; and the resolver on top. */
@@ -36,9 +36,8 @@ beforeAll(async () => {
     // the one local S3 server is reachable through the egress allow-list, nothing else local is
     env: { DATA_DIR: dataDir, EGRESS_ALLOW_HOSTS: new URL(s3.endpoint).host },
   });
-  other = await createTenant(t);
+  ({ other, nobody } = await twoTenants(t));
   reader = await createUserWithPermissions(t, ['system:storage:list']);
-  nobody = await createUserWithPermissions(t, []);
   resolver = createStorageResolver(t.app.ctx);
 });
 

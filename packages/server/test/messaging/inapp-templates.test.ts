@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inAppTemplates } from '../../src/modules/messaging/inapp/tables.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { expectError, fieldsOf, rowById, rowCount } from '../helpers/assert.ts';
-import { createTenant, createUserWithPermissions, type TenantFixture } from '../helpers/fixtures.ts';
+import { createUserWithPermissions, type TenantFixture, twoTenants } from '../helpers/fixtures.ts';
 import { messageById } from './inapp-helpers.ts';
 
 /** In-app templates: CRUD per tenant, placeholders declared, codes unique per tenant. */
@@ -15,14 +15,13 @@ const url = '/api/in-app-templates';
 
 beforeAll(async () => {
   t = await createTestApp();
-  other = await createTenant(t);
+  ({ other, nobody } = await twoTenants(t));
   editor = await createUserWithPermissions(t, [
     'system:in-app-template:list',
     'system:in-app-template:create',
     'system:in-app-template:update',
     'system:in-app-template:delete',
   ]);
-  nobody = await createUserWithPermissions(t, []);
   const res = await call(t.app, 'POST', url, {
     token: other.adminToken,
     body: { code: 'shared', title: 'Other', content: 'Other' },

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dictItems, dictTypes } from '../../src/modules/system/tables.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { createVia, fieldsOf } from '../helpers/assert.ts';
-import { createTenant, createUserWithPermissions, type TenantFixture } from '../helpers/fixtures.ts';
+import { createUserWithPermissions, type TenantFixture, twoTenants } from '../helpers/fixtures.ts';
 
 let t: TestApp;
 let other: TenantFixture;
@@ -12,9 +12,8 @@ let nobody: { token: string };
 
 beforeAll(async () => {
   t = await createTestApp();
-  other = await createTenant(t);
+  ({ other, nobody } = await twoTenants(t));
   reader = await createUserWithPermissions(t, ['system:dict:list']);
-  nobody = await createUserWithPermissions(t, []);
 });
 afterAll(async () => t?.close());
 

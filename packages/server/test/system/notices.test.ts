@@ -4,7 +4,7 @@ import { notices } from '../../src/modules/system/tables.ts';
 import { realtimeEvents } from '../../src/platform/realtime/tables.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { fieldsOf } from '../helpers/assert.ts';
-import { createTenant, createUserWithPermissions, type TenantFixture } from '../helpers/fixtures.ts';
+import { createUserWithPermissions, type TenantFixture, twoTenants } from '../helpers/fixtures.ts';
 
 let t: TestApp;
 let other: TenantFixture;
@@ -13,9 +13,8 @@ let nobody: { token: string };
 
 beforeAll(async () => {
   t = await createTestApp();
-  other = await createTenant(t);
+  ({ other, nobody } = await twoTenants(t));
   editor = await createUserWithPermissions(t, ['system:notice:list', 'system:notice:create', 'system:notice:update']);
-  nobody = await createUserWithPermissions(t, []);
 });
 afterAll(async () => t?.close());
 
