@@ -155,3 +155,25 @@ export async function call(
     ...(opts.body !== undefined ? { payload: opts.body as object } : {}),
   });
 }
+
+/**
+ * Two instances of the service on one database (and one Redis key prefix when TEST_REDIS_URL is
+ * set): what several deployed instances share. `close()` stops both and drops the store.
+ */
+export async function createTwoInstances(opts: Omit<TestAppOptions, 'store'> = {}) {
+  const store = await createTestStore();
+  const started: TestApp[] = [];
+  const close = async () => {
+    for (const app of started.reverse()) await app.close();
+    await store.drop();
+  };
+  try {
+    started.push(await createTestApp({ ...opts, store }));
+    started.push(await createTestApp({ ...opts, store }));
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  const [a, b] = started as [TestApp, TestApp];
+  return { a, b, store, close };
+}

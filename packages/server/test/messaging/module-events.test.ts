@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenants, users } from '../../src/modules/identity/tables.ts';
 import { defineSystemTask } from '../../src/platform/jobs/define.ts';
 import { ADMIN_PASSWORD, call, createTestApp, login, type TestApp } from '../helpers/app.ts';
+import { createUserWithPermissions } from '../helpers/fixtures.ts';
 import { runTask, waitFor } from '../open-platform/webhooks-helpers.ts';
 import { testClock } from './dispatch-helpers.ts';
 import { messagesOf } from './inapp-helpers.ts';
@@ -147,6 +148,16 @@ describe('ops.monitor.alert / alert_test', () => {
     expect(res.statusCode, res.body).toBe(200);
     const [title] = (await titlesOnce(me, before + 1)).slice(before);
     expect(title).toMatch(/^Test alert from /);
+  });
+
+  it('"send test alert" needs monitor:server:view: 403, and nothing is sent', async () => {
+    const nobody = await createUserWithPermissions(t, []);
+    const before = (await messagesOf(t, nobody.userId)).length;
+    const res = await call(t.app, 'POST', '/api/monitor/server/test-alert', { token: nobody.token });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().error).toBe('auth.permission_denied');
+    expect(await call(t.app, 'POST', '/api/monitor/server/test-alert')).toMatchObject({ statusCode: 401 });
+    expect((await messagesOf(t, nobody.userId)).length).toBe(before);
   });
 });
 

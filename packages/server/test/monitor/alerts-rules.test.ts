@@ -175,6 +175,28 @@ describe('/api/frontend-errors/alerts', () => {
   });
 });
 
+describe('POST /api/frontend-errors/alerts/:id/webhook-secret', () => {
+  it('refuses a bad grace period with 400 naming graceSeconds and keeps the secret', async () => {
+    const rule = await createRule(t, t.demoAdminToken, {
+      ...valid(),
+      name: 'rotate-bad',
+      channels: ['webhook'],
+      webhookUrl: 'https://hooks.example.com/alerts',
+    });
+    const before = await ruleRow(t, rule.id);
+    expect(before.secretEncrypted).toMatch(/./);
+    for (const body of [{ graceSeconds: -1 }, { graceSeconds: 8 * 86_400 }, { graceSeconds: 'soon' }, { extra: 1 }]) {
+      const res = await call(t.app, 'POST', `${RULES}/${rule.id}/webhook-secret`, { token: t.demoAdminToken, body });
+      expect(res.statusCode, JSON.stringify(body)).toBe(400);
+      expect(res.json().error).toBe('request.validation_failed');
+      if ('graceSeconds' in body) expect(JSON.stringify(res.json().details)).toContain('graceSeconds');
+    }
+    const after = await ruleRow(t, rule.id);
+    expect(after.secretEncrypted).toBe(before.secretEncrypted);
+    expect(after.previousSecretEncrypted).toBeNull();
+  });
+});
+
 describe('POST /api/frontend-errors/alerts/:id/test', () => {
   it('sends through the rule’s channels, logs test=true and leaves the debounce alone', async () => {
     const rule = await createRule(t, t.demoAdminToken, { ...valid(), name: 'Checkout', channels: ['inapp'] });

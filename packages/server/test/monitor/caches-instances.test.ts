@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTestApp, createTestStore, type TestApp, type TestStore, usingRedis } from '../helpers/app.ts';
+import { call, createTwoInstances, type TestApp, usingRedis } from '../helpers/app.ts';
 import { eventually } from '../helpers/assert.ts';
 import { createTenant, type TenantFixture } from '../helpers/fixtures.ts';
 import { createRule, logsOf, RULES } from './alerts-helpers.ts';
@@ -15,21 +15,15 @@ const fresh = (what: string) => `${what} ${String.fromCharCode(97 + (n % 26))}${
  * pub/sub (Redis), not when the entry expires.
  */
 describe.runIf(usingRedis)('report-path caches on two instances', () => {
-  let store: TestStore;
+  let close: () => Promise<void>;
   let a: TestApp;
   let b: TestApp;
   let x: TenantFixture;
   beforeAll(async () => {
-    store = await createTestStore();
-    a = await createTestApp({ store });
-    b = await createTestApp({ store });
+    ({ a, b, close } = await createTwoInstances());
     x = await createTenant(a);
   });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-    await store?.drop();
-  });
+  afterAll(async () => close?.());
 
   it("a site's origins, status and deletion changed on one instance apply on the other", async () => {
     const SITES = '/api/frontend-errors/sites';

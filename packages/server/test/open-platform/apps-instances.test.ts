@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createTestApp, createTestStore, type TestApp, type TestStore, usingRedis } from '../helpers/app.ts';
+import { call, createTwoInstances, type TestApp, usingRedis } from '../helpers/app.ts';
 import { eventually } from '../helpers/assert.ts';
 import { accessToken, clientCredentials, confidentialBody, createApp } from './apps-helpers.ts';
 
@@ -11,20 +11,14 @@ import { accessToken, clientCredentials, confidentialBody, createApp } from './a
  * TEST_REDIS_URL each instance has a cache of its own and there is nothing to test.
  */
 describe.runIf(usingRedis)('application changes on two instances', () => {
-  let store: TestStore;
+  let close: () => Promise<void>;
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {
-    store = await createTestStore();
     const env = { SECRET_KEYS: `k1:${randomBytes(32).toString('base64')}` };
-    a = await createTestApp({ store, env });
-    b = await createTestApp({ store, env });
+    ({ a, b, close } = await createTwoInstances({ env }));
   });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-    await store?.drop();
-  });
+  afterAll(async () => close?.());
 
   const refused = async (clientId: string, secret: string) => {
     const res = await clientCredentials(b, clientId, secret);

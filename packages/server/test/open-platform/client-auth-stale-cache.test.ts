@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecret, newClientSecret } from '../../src/modules/open-platform/apps/secrets.ts';
-import { call, createTestApp, createTestStore, type TestApp, type TestStore } from '../helpers/app.ts';
+import { call, createTwoInstances, type TestApp } from '../helpers/app.ts';
 import { accessToken, type CreatedApp, clientCredentials, confidentialBody, createApp } from './apps-helpers.ts';
 
 /**
@@ -13,20 +13,14 @@ import { accessToken, type CreatedApp, clientCredentials, confidentialBody, crea
  * (a lost pub/sub message), and through instance a's API otherwise.
  */
 describe('client authentication against a stale cached record', () => {
-  let store: TestStore;
+  let close: () => Promise<void>;
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {
-    store = await createTestStore();
     const env = { SECRET_KEYS: `k1:${randomBytes(32).toString('base64')}` };
-    a = await createTestApp({ store, env });
-    b = await createTestApp({ store, env });
+    ({ a, b, close } = await createTwoInstances({ env }));
   });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-    await store?.drop();
-  });
+  afterAll(async () => close?.());
 
   /** a confidential application whose record instance b has cached (b issued it a token) */
   async function cachedOnB(name: string) {

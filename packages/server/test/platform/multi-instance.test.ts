@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { ADMIN_PASSWORD, createTestApp, createTestStore, type TestApp, type TestStore } from '../helpers/app.ts';
+import { ADMIN_PASSWORD, createTwoInstances, type TestApp } from '../helpers/app.ts';
 import { eventually } from '../helpers/assert.ts';
 
 /**
@@ -11,24 +11,18 @@ import { eventually } from '../helpers/assert.ts';
 const enabled = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
 
 describe.runIf(enabled)('two instances on one database and one Redis', () => {
-  let store: TestStore;
+  let close: () => Promise<void>;
   let a: TestApp;
   let b: TestApp;
   let urlA: string;
   let urlB: string;
 
   beforeAll(async () => {
-    store = await createTestStore();
-    a = await createTestApp({ store });
-    b = await createTestApp({ store }); // same database: migrations and seed find their work done
+    ({ a, b, close } = await createTwoInstances());
     urlA = await listen(a);
     urlB = await listen(b);
   });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-    await store?.drop();
-  });
+  afterAll(async () => close?.());
 
   it('accepts on B an access token issued by A', async () => {
     const tokens = await signIn(urlA);

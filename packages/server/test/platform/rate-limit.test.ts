@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { route } from '../../src/platform/http/route.ts';
-import { call, createTestApp, createTestStore, type TestApp, type TestStore, usingRedis } from '../helpers/app.ts';
+import { call, createTestApp, createTwoInstances, type TestApp, usingRedis } from '../helpers/app.ts';
 import { expectError } from '../helpers/assert.ts';
 
 /** Test-only routes declaring rate limits through the real route() helper. */
@@ -194,19 +194,13 @@ describe('a rate limit declaration', () => {
 
 /** With Redis, every instance counts into the same window (ARCHITECTURE §6). */
 describe.runIf(usingRedis)('two instances sharing Redis', () => {
-  let store: TestStore;
+  let close: () => Promise<void>;
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {
-    store = await createTestStore();
-    a = await createTestApp({ store, extraRoutes: limitedRoutes });
-    b = await createTestApp({ store, extraRoutes: limitedRoutes });
+    ({ a, b, close } = await createTwoInstances({ extraRoutes: limitedRoutes }));
   });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-    await store?.drop();
-  });
+  afterAll(async () => close?.());
 
   it('refuses on B the call that passes the limit counted on A', async () => {
     const ip = '203.0.113.77';

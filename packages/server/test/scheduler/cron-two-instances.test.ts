@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cronJobRuns } from '../../src/modules/scheduler/tables.ts';
 import { defineSystemTask } from '../../src/platform/jobs/define.ts';
-import { call, createTestApp, createTestStore, type TestApp, type TestStore } from '../helpers/app.ts';
+import { call, createTwoInstances, type TestApp } from '../helpers/app.ts';
 
 /**
  * Two instances on one PostgreSQL database, both evaluating the cron schedules every second
@@ -13,15 +13,13 @@ import { call, createTestApp, createTestStore, type TestApp, type TestStore } fr
 const env = { JOBS_CRON_CHECK_SECONDS: '1', JOBS_POLL_SECONDS: '1' };
 
 describe('a cron job on two instances', () => {
-  let store: TestStore;
+  let close: () => Promise<void>;
   let a: TestApp;
   let b: TestApp;
   const ranOn: string[] = [];
 
   beforeAll(async () => {
-    store = await createTestStore();
-    a = await createTestApp({ store, env });
-    b = await createTestApp({ store, env });
+    ({ a, b, close } = await createTwoInstances({ env }));
     for (const [name, t] of [
       ['a', a],
       ['b', b],
@@ -37,11 +35,7 @@ describe('a cron job on two instances', () => {
       });
     }
   });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-    await store?.drop();
-  });
+  afterAll(async () => close?.());
 
   it('fires once per tick across the instances', { timeout: 180_000 }, async () => {
     const res = await call(a.app, 'POST', '/api/cron-jobs', {
