@@ -2,6 +2,7 @@ import websocket from '@fastify/websocket';
 import type { FastifyInstance } from 'fastify';
 import pino, { type DestinationStream } from 'pino';
 import type { Config } from './config.ts';
+import { createDriveModule, driveEvents } from './modules/drive/index.ts';
 import { createFilesModule } from './modules/files/index.ts';
 import { createIdentityModule, type IdentityModule, identityEvents } from './modules/identity/index.ts';
 import { createMemberModule } from './modules/member/index.ts';
@@ -51,6 +52,7 @@ export const moduleEvents: readonly ModuleEvents[] = [
   messagingEvents,
   openPlatformEvents,
   monitorEvents,
+  driveEvents,
 ];
 
 export type AppDeps = {
@@ -130,6 +132,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const scheduler = createSchedulerModule(ctx, { notify, platformAdmins });
   const files = createFilesModule(ctx);
   const tasks = createTasksModule(ctx, { files, exportOperationLogs: system.exportOperationLogs, notify });
+  const drive = createDriveModule(ctx, { directory: identity, files, notify });
   const messaging = createMessagingModule(
     ctx,
     {
@@ -178,6 +181,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await scheduler.register(app);
   await files.register(app);
   await tasks.register(app);
+  await drive.register(app);
   await messaging.register(app);
   await openPlatform.register(app);
   await monitor.register(app);

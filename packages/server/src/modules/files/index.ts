@@ -1,6 +1,6 @@
-import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
+import { uploadBodies } from '../../platform/http/upload-bodies.ts';
 import { createCollector } from './collector-service.ts';
 import type { FileWithObject } from './file-repository.ts';
 import { createFilesService } from './files-service.ts';
@@ -62,14 +62,7 @@ export function createFilesModule(ctx: AppContext) {
       app.decorate('files', mod);
       // Multipart and raw octet-stream bodies are parsed only by the routes of this module.
       await app.register(async (scope) => {
-        await scope.register(multipart, { limits: { files: 1, fields: 10, fieldSize: 1024, parts: 20 } });
-        // Chunks stream from the request to the provider: the parser hands the stream on untouched.
-        scope.addContentTypeParser('application/octet-stream', (_req, payload, done) => done(null, payload));
-        // A refused upload leaves the rest of its body unread: close the connection after the answer
-        // instead of reading (possibly gigabytes) to keep it alive.
-        scope.addHook('onSend', async (req, reply) => {
-          if (req.raw.complete === false) reply.header('connection', 'close');
-        });
+        await uploadBodies(scope);
         fileRoutes(scope, files);
         uploadRoutes(scope, uploads, files);
         registerStorageRoutes(scope, storageConfigs);

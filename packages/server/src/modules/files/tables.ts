@@ -4,6 +4,7 @@ import {
   check,
   index,
   integer,
+  jsonb,
   pgTable,
   primaryKey,
   serial,
@@ -102,6 +103,8 @@ export const fileUploadSessions = pgTable(
     declaredSha256: text('declared_sha256'),
     declaredMime: text('declared_mime'),
     visibility: text('visibility').$type<FileVisibility>().notNull(),
+    /** the policy the session was opened under (the drive's); null: the general one, read at each step */
+    policy: jsonb('policy').$type<{ mimeAllowList: string[] | null; blockedExtensions: string[] }>(),
     // A configuration that still holds objects cannot be deleted (409 files.storage_config_in_use).
     storageConfigId: integer('storage_config_id').references(() => storageConfigs.id, { onDelete: 'restrict' }),
     status: text('status').$type<UploadSessionStatus>().notNull().default('open'),

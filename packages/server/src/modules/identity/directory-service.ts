@@ -1,8 +1,10 @@
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
+import type { GrantSubject } from '../drive/index.ts';
 import type { AudienceTarget } from '../messaging/index.ts';
 import { findTenantByCode } from './auth-repository.ts';
 import * as contacts from './contacts-repository.ts';
+import * as subjects from './grant-subjects-repository.ts';
 import { toOAuthSubject } from './oauth-subject.ts';
 import { identityStats } from './stats-repository.ts';
 import { platformAdminIds } from './tenant-expiry-repository.ts';
@@ -28,6 +30,15 @@ export function createDirectoryService({ db, clock, config }: Pick<AppContext, '
     },
     /** who platform-wide alerts go to: the active platform super administrators */
     platformAdmins: () => platformAdminIds(db),
+    /** for the drive: a user as a grant subject, departments, and the subjects of grants and members */
+    grantSubjectsOfUser: (tenantId: number | null, userId: number) =>
+      subjects.grantSubjectsOfUser(db, tenantId, userId),
+    departmentChain: (tenantId: number | null, departmentId: number) =>
+      subjects.departmentChain(db, tenantId, departmentId),
+    departmentHead: (tenantId: number | null, departmentId: number) =>
+      subjects.departmentHead(db, tenantId, departmentId),
+    describeSubjects: (tenantId: number | null, list: GrantSubject[]) => subjects.describeSubjects(db, tenantId, list),
+    usersOfSubject: (tenantId: number | null, subject: GrantSubject) => subjects.usersOfSubject(db, tenantId, subject),
     /** for the dashboard: users, online users (within the access-token lifetime), today's sign-ins */
     identityStats: (scope: Pick<Scope, 'tenantId'>, now: Date) =>
       identityStats(db, scope, now, config.accessTokenTtlSeconds),

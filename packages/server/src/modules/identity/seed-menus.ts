@@ -149,6 +149,23 @@ export const MENU_TREE: SeedNode[] = [
     ],
   },
   {
+    name: 'Drive',
+    type: 'directory',
+    path: '/drive',
+    icon: 'cloud',
+    children: [
+      page('Files', '/drive/files', 'folder-open', 'drive:node:view', [
+        button('Edit files', 'drive:node:edit'),
+        button('Spaces', 'drive:space:view'),
+        button('Manage spaces', 'drive:space:edit'),
+      ]),
+      page('Drive administration', '/drive/admin', 'safety', 'drive:admin:space:edit'),
+      page('Drive settings', '/drive/settings', 'setting', 'drive:setting:view', [
+        button('Update', 'drive:setting:edit'),
+      ]),
+    ],
+  },
+  {
     name: 'Open Platform',
     type: 'directory',
     path: '/open-platform',

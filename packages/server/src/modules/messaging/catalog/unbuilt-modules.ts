@@ -3,7 +3,7 @@ import type { ModuleEvents } from '../../../platform/events/types.ts';
 
 /**
  * Notification events (spec §6.2) of modules that do not exist yet: wiki, workflow, report,
- * feedback and the drive. The catalog keeps every key of §6.2 (overrides and preferences can
+ * and feedback. The catalog keeps every key of §6.2 (overrides and preferences can
  * name them, the console lists them), and a module owns its events, so they wait here, in the
  * notification center that would deliver them, until their module is built: then each group
  * moves to that module's events.ts unchanged (docs/decisions/0008). Their webhook events
@@ -197,127 +197,12 @@ const feedback = defineEvents('platform', {
   },
 });
 
-const node = { nodeName: 'string', spaceName: 'string', actorName: 'string?' } as const;
-const drive = defineEvents('drive', {
-  'drive.node.shared': {
-    displayName: 'File shared with me',
-    defaultChannels: IN,
-    availableChannels: PERSONAL,
-    title: '{{actorName}} shared {{nodeName}} with you',
-    content: '{{actorName}} shared "{{nodeName}}" in {{spaceName}} with you.',
-    variables: node,
-  },
-  'drive.space.joined': {
-    displayName: 'Added to a space',
-    defaultChannels: IN,
-    availableChannels: PERSONAL,
-    title: 'You joined {{spaceName}}',
-    content: '{{actorName}} added you to the space "{{spaceName}}" as {{role}}.',
-    variables: { spaceName: 'string', role: 'string', actorName: 'string?' },
-  },
-  'drive.quota.warning': {
-    displayName: 'Space quota warning',
-    severity: 'important',
-    defaultChannels: IN_MAIL,
-    availableChannels: PERSONAL,
-    title: '{{spaceName}} is {{percent}}% full',
-    content: 'The space "{{spaceName}}" uses {{percent}}% of its quota.',
-    rateLimit: { max: 1, windowSeconds: 24 * HOUR },
-    variables: { spaceName: 'string', percent: 'number' },
-  },
-  'drive.zip.ready': {
-    displayName: 'Zip download ready',
-    defaultChannels: IN,
-    availableChannels: IN_MAIL,
-    title: 'Your zip {{fileName}} is ready',
-    content: 'The zip "{{fileName}}" is ready to download until {{expiresAt}}.',
-    variables: { fileName: 'string', expiresAt: 'string' },
-  },
-  'drive.access.requested': {
-    displayName: 'Access requested',
-    defaultChannels: IN_MAIL,
-    availableChannels: PERSONAL,
-    title: '{{actorName}} requests access to {{nodeName}}',
-    content: '{{actorName}} requests {{role}} access to "{{nodeName}}" in {{spaceName}}.',
-    variables: { ...node, role: 'string' },
-  },
-  'drive.access.resolved': {
-    displayName: 'Access request answered',
-    defaultChannels: IN,
-    availableChannels: PERSONAL,
-    title: 'Access to {{nodeName}}: {{result}}',
-    content: 'Your request for "{{nodeName}}" in {{spaceName}} was {{result}}.',
-    variables: { ...node, result: 'string' },
-  },
-  'drive.link.expiring': {
-    displayName: 'Share link expiring',
-    defaultChannels: IN,
-    availableChannels: PERSONAL,
-    title: 'Your link to {{nodeName}} expires soon',
-    content: 'The share link to "{{nodeName}}" expires on {{expiresAt}}.',
-    variables: { ...node, expiresAt: 'string' },
-  },
-  'drive.grant.expiring': {
-    displayName: 'Access grant expiring',
-    defaultChannels: IN,
-    availableChannels: PERSONAL,
-    title: 'Your access to {{nodeName}} expires soon',
-    content: 'Your access to "{{nodeName}}" in {{spaceName}} expires on {{expiresAt}}.',
-    variables: { ...node, expiresAt: 'string' },
-  },
-  'drive.collect.file_received': {
-    displayName: 'File collected',
-    defaultChannels: IN,
-    availableChannels: PERSONAL,
-    title: 'New file in {{linkName}}',
-    content: '{{submitter}} submitted "{{fileName}}" to the collection "{{linkName}}".',
-    variables: { linkName: 'string', fileName: 'string', submitter: 'string' },
-  },
-  'drive.quota.requested': {
-    displayName: 'Quota increase requested',
-    defaultChannels: IN_MAIL,
-    availableChannels: PERSONAL,
-    title: 'Quota request for {{spaceName}}',
-    content: '{{actorName}} asks to raise the quota of "{{spaceName}}" to {{requested}}.',
-    variables: { spaceName: 'string', requested: 'string', actorName: 'string?' },
-  },
-  'drive.quota.resolved': {
-    displayName: 'Quota request answered',
-    defaultChannels: IN,
-    availableChannels: PERSONAL,
-    title: 'Quota request for {{spaceName}}: {{result}}',
-    content: 'Your quota request for "{{spaceName}}" was {{result}}.',
-    variables: { spaceName: 'string', result: 'string' },
-  },
-  'drive.legal_hold.changed': {
-    displayName: 'Legal hold changed',
-    severity: 'important',
-    defaultChannels: IN_MAIL,
-    availableChannels: PERSONAL,
-    mandatory: true,
-    title: 'Legal hold {{action}}: {{nodeName}}',
-    content: 'A legal hold on "{{nodeName}}" in {{spaceName}} was {{action}} by {{actorName}}.',
-    variables: { ...node, action: 'string' },
-  },
-  'drive.behavior.abnormal': {
-    displayName: 'Abnormal drive activity',
-    severity: 'critical',
-    defaultChannels: IN_MAIL,
-    availableChannels: WIDE,
-    title: 'Abnormal activity: {{actorName}}',
-    content: '{{actorName}} {{behavior}} ({{count}} operations in {{minutes}} minutes).',
-    rateLimit: { max: 5, windowSeconds: HOUR },
-    variables: { actorName: 'string', behavior: 'string', count: 'number', minutes: 'number' },
-  },
-});
-
-export const unbuiltModuleEvents: ModuleEvents[] = [wiki, workflow, report, feedback, drive];
+export const unbuiltModuleEvents: ModuleEvents[] = [wiki, workflow, report, feedback];
 
 type Unbuilt = (typeof wiki)['notifications'] &
   (typeof workflow)['notifications'] &
   (typeof report)['notifications'] &
-  (typeof feedback)['notifications'] &
-  (typeof drive)['notifications'];
+  (typeof feedback)['notifications'];
 declare module '../../../platform/events/types.ts' {
   interface NotificationEvents extends Unbuilt {}
 }

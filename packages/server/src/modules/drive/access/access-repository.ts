@@ -1,0 +1,69 @@
+import { and, eq, gt, isNull, or, type SQL, sql } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
+import type { Db } from '../../../platform/db/client.ts';
+import { driveNodePermissions, driveNodes, driveSpaceMembers, type SubjectType } from '../tables.ts';
+
+/**
+ * The queries of effective roles (spec §5.5). A caller is a set of subjects: a user id, its
+ * department and the department's ancestors (a grant to a department reaches its
+ * sub-departments' members), roles and user groups. `visibleNodes` is the SQL form of the rule
+ * the access service computes node by node; the randomized test keeps them in agreement.
+ */
+export type SubjectSet = { userIds: number[]; departmentIds: number[]; roleIds: number[]; groupIds: number[] };
+
+const intArray = (ids: number[]) => sql`${`{${ids.join(',')}}`}::int[]`;
+
+/** Rows of a table whose (subject_type, subject_id) is one of the caller's subjects. */
+export function subjectMatch(t: { subjectType: PgColumn; subjectId: PgColumn }, s: SubjectSet): SQL {
+  const parts: SQL[] = [];
+  const add = (type: SubjectType, ids: number[]) => {
+    if (ids.length) parts.push(sql`(${t.subjectType} = ${type} and ${t.subjectId} = any(${intArray(ids)}))`);
+  };
+  add('user', s.userIds);
+  add('department', s.departmentIds);
+  add('role', s.roleIds);
+  add('group', s.groupIds);
+  return parts.length ? (or(...parts) as SQL) : sql`false`;
+}
+
+const live = (now: Date) => or(isNull(driveNodePermissions.expiresAt), gt(driveNodePermissions.expiresAt, now)) as SQL;
+
+/** The space member rows matching the caller. */
+export const memberRowsOf = (db: Db, spaceId: number, s: SubjectSet) =>
+  db
+    .select()
+    .from(driveSpaceMembers)
+    .where(and(eq(driveSpaceMembers.spaceId, spaceId), subjectMatch(driveSpaceMembers, s)));
+
+/** The caller's grants on the given nodes (a node's acl chain), expired ones included (the explanation shows them). */
+export const grantsOn = (db: Db, nodeIds: number[], s: SubjectSet) =>
+  nodeIds.length === 0
+    ? Promise.resolve([])
+    : db
+        .select()
+        .from(driveNodePermissions)
+        .where(
+          and(sql`${driveNodePermissions.nodeId} = any(${intArray(nodeIds)})`, subjectMatch(driveNodePermissions, s)),
+        );
+
+const RANK = sql`array_position(array['viewer','downloader','editor','manager']::text[], ${driveNodePermissions.role})`;
+
+/**
+ * SQL: the caller's rank (0–4) on each `drive_nodes` row of the query, given the rank of its
+ * space role (computed once per space): the space role where `acl_open`, and the best live grant
+ * along `acl_chain_ids`.
+ */
+export function effectiveRankSql(s: SubjectSet, spaceRank: number, now: Date): SQL<number> {
+  const grants = sql`(select max(${RANK}) from ${driveNodePermissions}
+    where ${driveNodePermissions.nodeId} = any(${driveNodes.aclChainIds}) and ${subjectMatch(driveNodePermissions, s)} and ${live(now)})`;
+  if (spaceRank >= 4) return sql<number>`4`;
+  return sql<number>`greatest(case when ${driveNodes.aclOpen} then ${spaceRank} else 0 end, coalesce(${grants}, 0))`;
+}
+
+/** SQL: the `drive_nodes` rows the caller may at least browse. */
+export function visibleNodes(s: SubjectSet, spaceRank: number, now: Date): SQL {
+  if (spaceRank >= 4) return sql`true`;
+  const granted = sql`exists (select 1 from ${driveNodePermissions}
+    where ${driveNodePermissions.nodeId} = any(${driveNodes.aclChainIds}) and ${subjectMatch(driveNodePermissions, s)} and ${live(now)})`;
+  return spaceRank > 0 ? (or(driveNodes.aclOpen, granted) as SQL) : granted;
+}

@@ -1,0 +1,210 @@
+import { hasPermission, type Scope, userOf } from '../../../platform/auth/principal.ts';
+import type { Db } from '../../../platform/db/client.ts';
+import { httpErrors } from '../../../platform/http/errors.ts';
+import { driveErrors } from '../errors.ts';
+import type { NodeRow } from '../nodes/node-repository.ts';
+import * as nodes from '../nodes/node-repository.ts';
+import { assertAllowed, type DriveOperation, maxRole, roleRank } from '../roles.ts';
+import type { SpaceRow } from '../spaces/space-repository.ts';
+import * as spaces from '../spaces/space-repository.ts';
+import type { DriveRole } from '../tables.ts';
+import * as repo from './access-repository.ts';
+import type { DriveDirectory, GrantSubject, GrantSubjects, RoleSource } from './types.ts';
+
+/**
+ * Effective roles (spec §5.5), in one place: menu RBAC has passed (the route's permission);
+ * then a space manager is manager, otherwise the role is the maximum of the space role (only
+ * where `acl_open`), the node's own grant and the grants along `acl_chain_ids`. Super
+ * administrators and holders of `drive:admin:space:edit` are managers everywhere.
+ */
+export const ADMIN_PERMISSION = 'drive:admin:space:edit';
+
+/** A signed-in user as the drive sees them, built once per request. */
+export type DriveCaller = {
+  scope: Scope;
+  userId: number;
+  admin: boolean;
+  subjects: GrantSubjects;
+  set: repo.SubjectSet;
+};
+
+export type Resolved = { role: DriveRole | null; sources: RoleSource[] };
+
+const toSet = (s: GrantSubjects): repo.SubjectSet => ({
+  userIds: [s.userId],
+  departmentIds: s.departmentIds,
+  roleIds: s.roleIds,
+  groupIds: s.groupIds,
+});
+
+/** The highest applying role of a list of sources. */
+const best = (sources: RoleSource[]) =>
+  sources.filter((s) => s.applies).reduce<DriveRole | null>((r, s) => maxRole(r, s.role), null);
+
+export function createAccessService(deps: { db: Db; clock: () => Date; directory: DriveDirectory }) {
+  const { db, clock, directory } = deps;
+
+  async function caller(scope: Scope): Promise<DriveCaller> {
+    const user = userOf(scope);
+    if (!user) throw httpErrors.unauthenticated();
+    const subjects = await directory.grantSubjectsOfUser(scope.tenantId, user.userId);
+    if (!subjects) throw httpErrors.unauthenticated('The signed-in user is no longer active');
+    return {
+      scope,
+      userId: user.userId,
+      admin: user.isSuper || hasPermission(user, ADMIN_PERMISSION),
+      subjects,
+      set: toSet(subjects),
+    };
+  }
+
+  /** The space role of a subject set and where it comes from (§5.5's table per space type). */
+  async function spaceSources(
+    space: SpaceRow,
+    who: { set: repo.SubjectSet; user?: { userId: number; admin: boolean; headOf: number[] } },
+  ): Promise<RoleSource[]> {
+    const out: RoleSource[] = [];
+    const u = who.user;
+    if (u?.admin)
+      out.push({ kind: 'admin', role: 'manager', applies: true, reason: 'super administrator or drive administrator' });
+    if (u && space.type !== 'department' && space.ownerUserId === u.userId) {
+      out.push({ kind: 'owner', role: 'manager', applies: true });
+    }
+    if (space.type === 'personal') return out;
+    if (space.type === 'department' && space.departmentId !== null) {
+      if (u?.headOf.includes(space.departmentId)) out.push({ kind: 'departmentHead', role: 'manager', applies: true });
+      if (space.defaultMemberRole && who.set.departmentIds.includes(space.departmentId)) {
+        out.push({
+          kind: 'departmentMember',
+          role: space.defaultMemberRole,
+          subject: { type: 'department', id: space.departmentId },
+          applies: true,
+        });
+      }
+    }
+    if (space.type === 'team' && space.defaultMemberRole && u) {
+      out.push({
+        kind: 'signedIn',
+        role: space.defaultMemberRole,
+        applies: true,
+        reason: 'every signed-in user of the tenant',
+      });
+    }
+    for (const m of await repo.memberRowsOf(db, space.id, who.set)) {
+      out.push({ kind: 'member', role: m.role, subject: { type: m.subjectType, id: m.subjectId }, applies: true });
+    }
+    return out;
+  }
+
+  /** A node's role from its space sources and its chain's grants. */
+  async function nodeSources(node: NodeRow, spaceSrc: RoleSource[], set: repo.SubjectSet): Promise<RoleSource[]> {
+    const spaceRole = best(spaceSrc);
+    if (spaceRole === 'manager') return spaceSrc;
+    const now = clock();
+    const out = spaceSrc.map((s) =>
+      node.aclOpen
+        ? s
+        : { ...s, applies: false, reason: 'inheritance is broken above this node: the space role does not reach it' },
+    );
+    for (const g of await repo.grantsOn(db, node.aclChainIds, set)) {
+      const expired = g.expiresAt !== null && g.expiresAt <= now;
+      out.push({
+        kind: 'grant',
+        role: g.role,
+        subject: { type: g.subjectType, id: g.subjectId },
+        nodeId: g.nodeId,
+        expiresAt: g.expiresAt,
+        applies: !expired,
+        ...(expired ? { reason: 'expired' } : {}),
+      });
+    }
+    return out;
+  }
+
+  const whoOf = (c: DriveCaller) => ({
+    set: c.set,
+    user: { userId: c.userId, admin: c.admin, headOf: c.subjects.headOfDepartmentIds },
+  });
+
+  async function spaceOrThrow(scope: Scope, id: number) {
+    const space = await spaces.findSpace(db, scope, id);
+    if (!space) throw driveErrors.spaceNotFound();
+    return space;
+  }
+
+  return {
+    caller,
+
+    /** The caller's role in a space (null: none). */
+    async spaceRole(c: DriveCaller, space: SpaceRow): Promise<DriveRole | null> {
+      return best(await spaceSources(space, whoOf(c)));
+    },
+
+    /** The caller's role on a node of a space. */
+    async nodeRole(c: DriveCaller, node: NodeRow, space: SpaceRow): Promise<DriveRole | null> {
+      return best(await nodeSources(node, await spaceSources(space, whoOf(c)), c.set));
+    },
+
+    /**
+     * The one gate of every node operation: the live node (or, for recycle-bin operations, the
+     * deleted one), its space and the caller's role, refused as §5.5's matrix says. A node the
+     * caller has no role on is not found.
+     */
+    async authorizeNode(c: DriveCaller, nodeId: number, op: DriveOperation, opts: { deleted?: boolean } = {}) {
+      const node = await nodes.findNode(db, c.scope, nodeId);
+      if (!node || (node.deletedAt !== null) !== (opts.deleted ?? false)) throw driveErrors.nodeNotFound();
+      const space = await spaceOrThrow(c.scope, node.spaceId);
+      const role = best(await nodeSources(node, await spaceSources(space, whoOf(c)), c.set));
+      assertAllowed(role, op, { archived: space.archivedAt !== null });
+      return { node, space, role: role as DriveRole };
+    },
+
+    /** The gate of operations on a space itself, or on its root folder (parentId null). */
+    async authorizeSpace(c: DriveCaller, spaceId: number, op: DriveOperation) {
+      const space = await spaceOrThrow(c.scope, spaceId);
+      const role = best(await spaceSources(space, whoOf(c)));
+      if (role === null) throw driveErrors.spaceNotFound();
+      assertAllowed(role, op, { archived: space.archivedAt !== null });
+      return { space, role };
+    },
+
+    /** Rank of the caller's space role, for listings (access-repository's SQL form of the rule). */
+    async listingAccess(c: DriveCaller, space: SpaceRow) {
+      const rank = roleRank(best(await spaceSources(space, whoOf(c))));
+      return { set: c.set, spaceRank: rank, now: clock() };
+    },
+
+    /**
+     * Why a subject has the role it has on a node: each source, whether it applies, and the
+     * result. A user is seen with their departments, roles and groups; a department with its
+     * ancestors; a role or a group alone.
+     */
+    async explain(scope: Scope, node: NodeRow, space: SpaceRow, subject: GrantSubject) {
+      const [named] = await directory.describeSubjects(scope.tenantId, [subject]);
+      if (!named) throw driveErrors.subjectNotFound('subjectId');
+      let who: Parameters<typeof spaceSources>[1];
+      if (subject.type === 'user') {
+        const s = await directory.grantSubjectsOfUser(scope.tenantId, subject.id);
+        if (!s) throw driveErrors.subjectNotFound('subjectId');
+        const admin = false; // permissions are the identity module's: the explanation shows drive sources
+        who = { set: toSet(s), user: { userId: s.userId, admin, headOf: s.headOfDepartmentIds } };
+      } else if (subject.type === 'department') {
+        const chain = (await directory.departmentChain(scope.tenantId, subject.id)) ?? [subject.id];
+        who = { set: { userIds: [], departmentIds: chain, roleIds: [], groupIds: [] } };
+      } else {
+        who = {
+          set: {
+            userIds: [],
+            departmentIds: [],
+            roleIds: subject.type === 'role' ? [subject.id] : [],
+            groupIds: subject.type === 'group' ? [subject.id] : [],
+          },
+        };
+      }
+      const sources = await nodeSources(node, await spaceSources(space, who), who.set);
+      return { subject: named, role: best(sources), aclOpen: node.aclOpen, chainNodeIds: node.aclChainIds, sources };
+    },
+  };
+}
+
+export type AccessService = ReturnType<typeof createAccessService>;
