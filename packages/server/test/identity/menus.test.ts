@@ -56,6 +56,7 @@ describe('seed', () => {
       'System',
       'Messaging',
       'Monitor',
+      'Drive',
       'Open Platform',
       'Platform',
     ]);
