@@ -135,6 +135,12 @@ export function createAccessService(deps: { db: Db; clock: () => Date; directory
   return {
     caller,
 
+    /** A user's display name (lock holders, activity actors), or `user #<id>` when gone. */
+    async userName(scope: Scope, userId: number): Promise<string> {
+      const [u] = await directory.describeSubjects(scope.tenantId, [{ type: 'user', id: userId }]);
+      return u?.name ?? `user #${userId}`;
+    },
+
     /** The caller's role in a space (null: none). */
     async spaceRole(c: DriveCaller, space: SpaceRow): Promise<DriveRole | null> {
       return best(await spaceSources(space, whoOf(c)));

@@ -2,7 +2,7 @@ import { and, arrayContains, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { scoped } from '../../../platform/db/scoped.ts';
-import { driveNodes } from '../tables.ts';
+import { driveNodes, driveRecentAccess } from '../tables.ts';
 
 /**
  * The node tree's core queries, shared by every area of the drive: find, insert (with the
@@ -166,4 +166,12 @@ export async function rewriteSubtree(
       ...space,
     })
     .where(and(eq(driveNodes.spaceId, node.spaceId), arrayContains(anc, [id])));
+}
+
+/** Records that a user opened a node (the recent view keeps the latest access per node). */
+export async function touchRecent(db: Db, scope: TenantScope, userId: number, nodeId: number, now: Date) {
+  await db
+    .insert(driveRecentAccess)
+    .values({ userId, nodeId, tenantId: scope.tenantId, accessedAt: now })
+    .onConflictDoUpdate({ target: [driveRecentAccess.userId, driveRecentAccess.nodeId], set: { accessedAt: now } });
 }
