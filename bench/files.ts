@@ -178,11 +178,22 @@ function checkUploaded(file: TestFile, got: Uploaded, how: string) {
   }
 }
 
-/** POST /api/files: one multipart request, the file part streamed from disk. Answers the file and MiB/s. */
-export async function uploadSimple(base: string, token: string, file: TestFile) {
+/**
+ * One multipart request, the file part streamed from disk: POST /api/files by default, or another
+ * upload route (the drive's). Answers the stored file and MiB/s.
+ */
+export async function uploadSimple(
+  base: string,
+  token: string,
+  file: TestFile,
+  target: { path: string; fields: Record<string, string> } = { path: '/api/files', fields: { visibility: 'private' } },
+) {
   const boundary = `----atrium-bench-${randomBytes(12).toString('hex')}`;
+  const fields = Object.entries(target.fields)
+    .map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`)
+    .join('');
   const head = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="visibility"\r\n\r\nprivate\r\n` +
+    fields +
       `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\n` +
       'Content-Type: application/octet-stream\r\n\r\n',
   );
@@ -193,7 +204,7 @@ export async function uploadSimple(base: string, token: string, file: TestFile) 
     yield tail;
   }
   const t0 = performance.now();
-  const res = await request(`${base}/api/files`, {
+  const res = await request(`${base}${target.path}`, {
     method: 'POST',
     headers: {
       authorization: `Bearer ${token}`,
@@ -204,9 +215,9 @@ export async function uploadSimple(base: string, token: string, file: TestFile) 
     keep: true,
   });
   const seconds = (performance.now() - t0) / 1000;
-  if (res.status !== 201) throw new Error(`POST /api/files answered ${res.status}: ${res.text}`);
+  if (res.status !== 201) throw new Error(`POST ${target.path} answered ${res.status}: ${res.text}`);
   const uploaded = (JSON.parse(res.text) as { data: Uploaded }).data;
-  checkUploaded(file, uploaded, 'simple upload');
+  checkUploaded(file, uploaded, `upload to ${target.path}`);
   return { file: uploaded, mibs: file.size / MiB / seconds };
 }
 
@@ -432,5 +443,54 @@ export async function fileScenarios(
     goal: 0.9,
     rss: { ...d.range, process: 'service' },
   });
+  rows.push(...(await driveFileRows(base, token, file, pid, { upload: simple.result.mibs, download: d })));
   return rows;
+}
+
+/**
+ * The drive's rows (issue 14): the same file uploaded into the caller's personal space and
+ * downloaded through the drive's ACL, each against the managed-file row of the same run (≥ 0.9×).
+ */
+async function driveFileRows(
+  base: string,
+  token: string,
+  file: TestFile,
+  pid: number | undefined,
+  managed: { upload: number; download: DownloadResult },
+): Promise<FileRow[]> {
+  const spaces = await json<{ list: { id: number; type: string }[] }>(`${base}/api/drive/spaces`, 'GET', token);
+  const personal = spaces.list.find((sp) => sp.type === 'personal');
+  if (!personal) throw new Error('drive bench: no personal space');
+  const up = await withRss(pid, () =>
+    uploadSimple(base, token, file, { path: `/api/drive/nodes/upload?spaceId=${personal.id}`, fields: {} }),
+  );
+  const content = `${base}/api/drive/nodes/${up.result.file.id}/content?download=true`;
+  const d = await downloads(content, { authorization: `Bearer ${token}` }, file, pid, `"${file.sha256}"`);
+  return [
+    {
+      scenario: 'drive upload: POST /api/drive/nodes/upload, one multipart request',
+      value: up.result.mibs,
+      unit: 'MiB/s',
+      baseline: managed.upload,
+      goal: 0.9,
+      rss: { ...up.rss, process: 'service' },
+      note: 'drive rows: the yardstick is the managed-file row of the same run (upload: POST /api/files; downloads: GET /api/files/:id/content)',
+    },
+    {
+      scenario: `drive download: GET /api/drive/nodes/:id/content, ${FILE_SIZE / MiB} MiB × ${FULL_DOWNLOADS}`,
+      value: d.fullMiBs,
+      unit: 'MiB/s',
+      baseline: managed.download.fullMiBs,
+      goal: 0.9,
+      rss: { ...d.full, process: 'service' },
+    },
+    {
+      scenario: `drive download: ${RANGE_REQUESTS} × 1 MiB Range GET, ${RANGE_CONCURRENCY} conns`,
+      value: d.rangeReqs,
+      unit: 'req/s',
+      baseline: managed.download.rangeReqs,
+      goal: 0.9,
+      rss: { ...d.range, process: 'service' },
+    },
+  ];
 }

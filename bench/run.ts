@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { embeddedUrl } from '../packages/server/src/platform/db/embedded-server.ts';
 import { freeLoopbackPort } from '../packages/server/src/platform/net/free-port.ts';
+import { driveSection, driveTreeScenario, driveTreeTargets } from './drive.ts';
 import {
   CHUNK_SIZE,
   createTestFile,
@@ -86,13 +87,14 @@ const children = new Set<ChildProcess>();
 const dataDirs = new Set<string>();
 
 async function main() {
-  if (ONLY !== null && ONLY !== 'notifications' && ONLY !== 'oauth' && ONLY !== 'frontend-errors')
+  if (ONLY !== null && ONLY !== 'notifications' && ONLY !== 'oauth' && ONLY !== 'frontend-errors' && ONLY !== 'drive')
     throw new Error(
       `BENCH_ONLY=${ONLY}: the scenarios that run alone are "notifications", "oauth" and "frontend-errors"`,
     );
   if (ONLY === 'notifications') return notificationsOnly();
   if (ONLY === 'oauth') return oauthOnly();
   if (ONLY === 'frontend-errors') return frontendErrorsOnly();
+  if (ONLY === 'drive') return driveOnly();
   const loadAtStart = os.loadavg()[0] ?? 0;
   const rows: Row[] = [];
   const fileRows: FileRow[] = [];
@@ -201,6 +203,7 @@ async function main() {
   // after every service child has stopped: the in-process scenario has the machine to itself
   const notificationRows = [await notificationScenario(DATABASE)];
   const reportRows = await frontendErrorRows(reportHarness, DATABASE);
+  const driveRows = [await driveTreeScenario(DATABASE)];
 
   const failed = rows.filter((r) => r.non2xx > 0 || r.errors > 0);
   for (const r of failed) notes.push(`${r.scenario}: ${r.non2xx} non-2xx responses, ${r.errors} errors`);
@@ -214,12 +217,14 @@ async function main() {
     ...fileTargets(fileRows),
     ...oauthTargets(oauthRows),
     ...frontendErrorTargets(reportRows),
+    ...driveTreeTargets(driveRows),
   ];
   const report = [
     render(rows, bare.reqPerSec, fileRows, lifecycle, captures, targets, notes),
     oauthSection(oauthRows, bare, SETTINGS, table).join('\n'),
     notificationSection(notificationRows, table).join('\n'),
     frontendErrorSection(reportRows, table).join('\n'),
+    driveSection(driveRows, table).join('\n'),
   ].join('\n');
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   writeFileSync(LATEST, report);
@@ -276,6 +281,27 @@ async function frontendErrorsOnly() {
   const section = frontendErrorSection(rows, table, [frontendErrorsAloneNote(loadAtStart)]).join('\n');
   const previous = existsSync(LATEST) ? readFileSync(LATEST, 'utf8') : '# Atrium benchmark\n';
   const existing = /\n## Front-end errors\n[\s\S]*?(?=\n## |$)/;
+  const next = existing.test(previous)
+    ? previous.replace(existing, `\n${section}`)
+    : `${previous.replace(/\n*$/, '\n')}\n${section}`;
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+  writeFileSync(LATEST, next);
+  console.log(section);
+}
+
+/** BENCH_ONLY=drive: the drive tree scenarios alone; replaces the Drive section of latest.md, keeps the rest. */
+async function driveOnly() {
+  const loadAtStart = os.loadavg()[0] ?? 0;
+  const rows = [await driveTreeScenario(DATABASE)];
+  const note =
+    `run alone (BENCH_ONLY=drive) on ${new Date().toISOString()}, Node ${process.version}, ${os.cpus().length} cores; ` +
+    `1-minute load average ${loadAtStart.toFixed(2)} before, ${(os.loadavg()[0] ?? 0).toFixed(2)} after; ` +
+    `targets: ${driveTreeTargets(rows)
+      .map((t) => `${t.name} ${t.compared} (${t.met ? 'met' : 'NOT met'})`)
+      .join('; ')}`;
+  const section = driveSection(rows, table, [note]).join('\n');
+  const previous = existsSync(LATEST) ? readFileSync(LATEST, 'utf8') : '# Atrium benchmark\n';
+  const existing = /\n## Drive\n[\s\S]*?(?=\n## |$)/;
   const next = existing.test(previous)
     ? previous.replace(existing, `\n${section}`)
     : `${previous.replace(/\n*$/, '\n')}\n${section}`;
