@@ -64,4 +64,23 @@ export const driveErrors = {
     ),
   memberExists: () =>
     httpErrors.conflict('drive.member_exists', 'The subject is already a member of this space', 'subjectId'),
+  adminRequired: (what: string, field?: string) =>
+    new AppError(
+      403,
+      'drive.admin_required',
+      `Only a drive administrator can ${what}`,
+      field
+        ? { details: [{ field, message: 'needs the drive administrator permission (drive:admin:space:edit)' }] }
+        : {},
+    ),
+  ownerRequired: (what: string) =>
+    new AppError(403, 'drive.owner_required', `Only the space owner or a drive administrator can ${what}`),
+  departmentSpace: (what: string) =>
+    new AppError(400, 'drive.department_space', `A department space cannot ${what}: its department head manages it`),
+  departmentSpaceExists: () =>
+    httpErrors.conflict('drive.department_space_exists', 'The department already has a space', 'departmentId'),
+  userNotFound: (field: string) =>
+    new AppError(400, 'drive.user_not_found', 'No active user with this id in this tenant', {
+      details: [{ field, message: 'no active user with this id in this tenant' }],
+    }),
 };

@@ -10,6 +10,9 @@ import type { DriveCore } from './core.ts';
 import { driveJobs } from './jobs.ts';
 import { driveSettings } from './settings.ts';
 import { spaceManagerIds } from './spaces/managers.ts';
+import { createSpaceMembersService } from './spaces/members-service.ts';
+import { spaceRoutes } from './spaces/routes.ts';
+import { createSpacesService } from './spaces/spaces-service.ts';
 import { createUsageService } from './spaces/usage-service.ts';
 import { createVersionStore } from './versions/version-store.ts';
 
@@ -47,6 +50,8 @@ export function createDriveModule(
   const core: DriveCore = { db, clock, settings: ctx.settings, ...deps, access, activities, usage, versions };
 
   // areas: built here from the core (each adds its line)
+  const spaces = createSpacesService(core);
+  const spaceMembers = createSpaceMembersService(core);
 
   ctx.jobs.register(driveJobs, () => ({
     clock,
@@ -62,6 +67,7 @@ export function createDriveModule(
       await app.register(async (scope) => {
         await uploadBodies(scope);
         // areas: routes (each adds its line)
+        spaceRoutes(scope, spaces, spaceMembers);
       });
     },
   };

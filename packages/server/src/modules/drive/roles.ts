@@ -40,12 +40,21 @@ export const OPERATION_ROLE = {
   breakLock: 'manager',
   archive: 'manager',
   space: 'manager',
+  /** deleting a whole space: a manager gate, then the space service asks for the owner or an administrator */
+  deleteSpace: 'manager',
 } as const satisfies Record<string, DriveRole>;
 
 export type DriveOperation = keyof typeof OPERATION_ROLE;
 
-/** Operations an archived (read-only) space still allows. */
-const READ_ONLY: ReadonlySet<DriveOperation> = new Set(['browse', 'preview', 'download', 'zip', 'archive']);
+/** Operations an archived (read-only) space still allows: reads, unarchive, and deleting the whole space. */
+const READ_ONLY: ReadonlySet<DriveOperation> = new Set([
+  'browse',
+  'preview',
+  'download',
+  'zip',
+  'archive',
+  'deleteSpace',
+]);
 
 export function allows(role: DriveRole | null, op: DriveOperation): boolean {
   return roleRank(role) >= roleRank(OPERATION_ROLE[op]);

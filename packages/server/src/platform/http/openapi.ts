@@ -22,6 +22,10 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'Files', description: 'Managed files, uploads and storage configurations' },
   { name: 'AsyncTasks', description: 'My long-running tasks: progress, cancel, result download' },
   { name: 'ExportJobs', description: 'Exports that run as tasks (CSV result files)' },
+  {
+    name: 'Drive spaces',
+    description: 'Enterprise drive spaces: my spaces, space settings, archive, deletion, members, ownership transfer',
+  },
   { name: 'Notifications', description: 'Event catalog, overrides, preferences, dispatch log, unsubscribe' },
   { name: 'InAppMessages', description: 'In-app messages and templates' },
   { name: 'Announcements', description: 'Announcements: publish to users, roles, departments; inbox and reads' },
