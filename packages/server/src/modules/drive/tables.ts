@@ -265,9 +265,8 @@ export const driveLegalHolds = pgTable(
     id: serial('id').primaryKey(),
     tenantId: integer('tenant_id'),
     spaceId: integer('space_id').notNull(),
-    nodeId: integer('node_id')
-      .notNull()
-      .references(() => driveNodes.id),
+    // no foreign key: the record of a hold outlives the node it held (purged after release)
+    nodeId: integer('node_id').notNull(),
     reason: text('reason').notNull(),
     active: boolean('active').notNull().default(true),
     placedBy: integer('placed_by'),

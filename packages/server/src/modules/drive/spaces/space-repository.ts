@@ -159,21 +159,6 @@ export async function heldNodeOfSpace(tx: Db, spaceId: number): Promise<{ nodeId
 }
 
 /**
- * Removes the released holds of a space's nodes, which would otherwise keep the nodes from being
- * deleted (the hold's foreign key); their placing and release stay in the activity log.
- */
-export async function deleteReleasedHolds(tx: Db, spaceId: number) {
-  await tx
-    .delete(driveLegalHolds)
-    .where(
-      and(
-        eq(driveLegalHolds.active, false),
-        sql`${driveLegalHolds.nodeId} in (select ${driveNodes.id} from ${driveNodes} where ${driveNodes.spaceId} = ${spaceId})`,
-      ),
-    );
-}
-
-/**
  * Charges `bytes` to a space when they fit its quota (`quotaBytes` 0 = unlimited), counting what
  * chunked uploads reserved: one conditional update, so two uploads racing for the last bytes
  * cannot both pass. `reserved` true takes them from the reservation instead (already checked).

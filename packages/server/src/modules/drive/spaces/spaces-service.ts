@@ -251,7 +251,6 @@ export function createSpacesService(core: DriveCore) {
         const held = await repo.heldNodeOfSpace(tx, id);
         if (held) throw driveErrors.held(held.name);
         await core.versions.purge(tx, scope, id, await repo.nodeIdsOfSpace(tx, id));
-        await repo.deleteReleasedHolds(tx, id);
         await activities.record(tx, scope, [
           { spaceId: id, nodeId: null, action: 'space.delete', detail: { type: space.type, name: space.name } },
         ]);
