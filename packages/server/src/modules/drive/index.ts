@@ -8,6 +8,7 @@ import type { DriveDirectory } from './access/types.ts';
 import { createActivityLog } from './activities/activity-service.ts';
 import type { DriveCore } from './core.ts';
 import { driveJobs } from './jobs.ts';
+import { createRecycleArea } from './recycle/index.ts';
 import { driveSettings } from './settings.ts';
 import { spaceManagerIds } from './spaces/managers.ts';
 import { createUsageService } from './spaces/usage-service.ts';
@@ -47,11 +48,12 @@ export function createDriveModule(
   const core: DriveCore = { db, clock, settings: ctx.settings, ...deps, access, activities, usage, versions };
 
   // areas: built here from the core (each adds its line)
+  const recycleArea = createRecycleArea(core);
 
   ctx.jobs.register(driveJobs, () => ({
     clock,
     ensureActivityPartitions: activities.ensurePartitions,
-    purgeExpiredRecycleBin: async () => ({ purged: 0, skippedHeld: 0 }),
+    purgeExpiredRecycleBin: recycleArea.recycle.purgeExpired,
     expireUploadBindings: async () => ({ released: 0 }),
   }));
 
@@ -62,6 +64,7 @@ export function createDriveModule(
       await app.register(async (scope) => {
         await uploadBodies(scope);
         // areas: routes (each adds its line)
+        recycleArea.routes(scope);
       });
     },
   };
