@@ -222,7 +222,9 @@ describe('DELETE /api/drive/spaces/{id}', () => {
     expect((await del(owner.token, id)).statusCode).toBe(200);
     expect((await storage(id)).refs).toHaveLength(0);
     // the record of the (released) hold outlives the space, for the audit
-    expect(await t.database.db.select().from(driveLegalHolds).where(eq(driveLegalHolds.nodeId, held.id))).toHaveLength(1);
+    expect(await t.database.db.select().from(driveLegalHolds).where(eq(driveLegalHolds.nodeId, held.id))).toHaveLength(
+      1,
+    );
   });
 
   it('is for the owner or a drive administrator: a manager member gets 403 drive.owner_required', async () => {

@@ -4,6 +4,11 @@ import { AppError, httpErrors } from '../../platform/http/errors.ts';
 export const driveErrors = {
   spaceNotFound: () => httpErrors.notFound('drive.space_not_found', 'Space'),
   nodeNotFound: () => httpErrors.notFound('drive.node_not_found', 'Node'),
+  /** a batch naming ids that do not exist, are not visible to the caller or are in another state */
+  nodesNotFound: (ids: number[]) =>
+    new AppError(404, 'drive.node_not_found', `Node not found: ${ids.join(', ')}`, {
+      details: ids.map((id) => ({ field: 'ids', message: `${id} not found` })),
+    }),
   memberNotFound: () => httpErrors.notFound('drive.member_not_found', 'Space member'),
   grantNotFound: () => httpErrors.notFound('drive.grant_not_found', 'Grant'),
   versionNotFound: () => httpErrors.notFound('drive.version_not_found', 'Version'),
@@ -54,6 +59,7 @@ export const driveErrors = {
       `"${nodeName}" is under a legal hold: it cannot be deleted, purged or expired`,
     ),
   alreadyHeld: () => httpErrors.conflict('drive.legal_hold_exists', 'The node already has an active legal hold'),
+  holdReleased: () => httpErrors.conflict('drive.legal_hold_released', 'The legal hold is already released'),
   notInRecycleBin: () => new AppError(409, 'drive.not_in_recycle_bin', 'The node is not in the recycle bin'),
   personalSpace: (what: string) => new AppError(400, 'drive.personal_space', `A personal space cannot ${what}`),
   hashMismatch: () =>

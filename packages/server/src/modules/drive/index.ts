@@ -8,6 +8,7 @@ import type { DriveDirectory } from './access/types.ts';
 import { createActivityLog } from './activities/activity-service.ts';
 import type { DriveCore } from './core.ts';
 import { driveJobs } from './jobs.ts';
+import { createRecycleArea } from './recycle/index.ts';
 import { driveSettings } from './settings.ts';
 import { spaceManagerIds } from './spaces/managers.ts';
 import { createSpaceMembersService } from './spaces/members-service.ts';
@@ -52,11 +53,12 @@ export function createDriveModule(
   // areas: built here from the core (each adds its line)
   const spaces = createSpacesService(core);
   const spaceMembers = createSpaceMembersService(core);
+  const recycleArea = createRecycleArea(core);
 
   ctx.jobs.register(driveJobs, () => ({
     clock,
     ensureActivityPartitions: activities.ensurePartitions,
-    purgeExpiredRecycleBin: async () => ({ purged: 0, skippedHeld: 0 }),
+    purgeExpiredRecycleBin: recycleArea.recycle.purgeExpired,
     expireUploadBindings: async () => ({ released: 0 }),
   }));
 
@@ -68,6 +70,7 @@ export function createDriveModule(
         await uploadBodies(scope);
         // areas: routes (each adds its line)
         spaceRoutes(scope, spaces, spaceMembers);
+        recycleArea.routes(scope);
       });
     },
   };

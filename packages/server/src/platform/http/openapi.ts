@@ -20,6 +20,10 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'SystemConfigs', description: 'System configuration entries' },
   { name: 'Notices', description: 'Notices with live push' },
   { name: 'Files', description: 'Managed files, uploads and storage configurations' },
+  {
+    name: 'Drive',
+    description: 'Enterprise drive: spaces, nodes, uploads, versions, recycle bin, locks, permissions, legal holds',
+  },
   { name: 'AsyncTasks', description: 'My long-running tasks: progress, cancel, result download' },
   { name: 'ExportJobs', description: 'Exports that run as tasks (CSV result files)' },
   {
