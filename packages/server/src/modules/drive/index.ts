@@ -11,7 +11,11 @@ import { driveJobs } from './jobs.ts';
 import { driveSettings } from './settings.ts';
 import { spaceManagerIds } from './spaces/managers.ts';
 import { createUsageService } from './spaces/usage-service.ts';
+import { uploadRoutes } from './uploads/routes.ts';
+import { createUploadsService } from './uploads/uploads-service.ts';
+import { versionRoutes } from './versions/routes.ts';
 import { createVersionStore } from './versions/version-store.ts';
+import { createVersionsService } from './versions/versions-service.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -47,12 +51,14 @@ export function createDriveModule(
   const core: DriveCore = { db, clock, settings: ctx.settings, ...deps, access, activities, usage, versions };
 
   // areas: built here from the core (each adds its line)
+  const uploads = createUploadsService({ ...core, log: ctx.log });
+  const versionsService = createVersionsService({ ...core, log: ctx.log });
 
   ctx.jobs.register(driveJobs, () => ({
     clock,
     ensureActivityPartitions: activities.ensurePartitions,
     purgeExpiredRecycleBin: async () => ({ purged: 0, skippedHeld: 0 }),
-    expireUploadBindings: async () => ({ released: 0 }),
+    expireUploadBindings: uploads.expireUploadBindings,
   }));
 
   const mod = {
@@ -62,6 +68,8 @@ export function createDriveModule(
       await app.register(async (scope) => {
         await uploadBodies(scope);
         // areas: routes (each adds its line)
+        uploadRoutes(scope, uploads);
+        versionRoutes(scope, versionsService, uploads);
       });
     },
   };
