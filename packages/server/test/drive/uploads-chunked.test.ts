@@ -6,7 +6,7 @@ import { call } from '../helpers/app.ts';
 import { expectError } from '../helpers/assert.ts';
 import { createTenant, type TenantFixture } from '../helpers/fixtures.ts';
 import { runTask } from '../open-platform/webhooks-helpers.ts';
-import { DRIVE_USER, type DriveUser, driveUser, file, space } from './drive-fixtures.ts';
+import { DRIVE_USER, type DriveUser, driveUser, file, folder, space } from './drive-fixtures.ts';
 import {
   chunkedUpload,
   completeUpload,
@@ -110,7 +110,12 @@ describe('chunked upload', () => {
   it('a node target (or overwrite) gets a new version; the general file routes never see a drive session', async () => {
     const sp = await teamSpace();
     const f = await file(t, demo(), sp.id, null, 'data.csv', 'a,b\n');
-    const res = await chunkedUpload(t, editor.token, { nodeId: f.id }, { name: 'data.csv', data: text(1500) });
+    const res = await chunkedUpload(
+      t,
+      editor.token,
+      { spaceId: sp.id, nodeId: f.id },
+      { name: 'data.csv', data: text(1500) },
+    );
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().data).toMatchObject({ id: f.id, versionNo: 2, size: 1500 });
     const over = await chunkedUpload(
@@ -187,6 +192,7 @@ describe('chunked upload', () => {
 
   it('refuses bad input naming the field; nothing is reserved or opened', async () => {
     const sp = await teamSpace();
+    const elsewhere = await file(t, demo(), (await teamSpace()).id, null, 'elsewhere.txt');
     const before = await driveState(t, sp.id);
     const ok = { spaceId: sp.id, name: 'a.txt', size: 4096, chunkSize: 1024 };
     const invalid = 'request.validation_failed';
@@ -196,6 +202,13 @@ describe('chunked upload', () => {
     expectError(await initUpload(t, editor.token, { ...ok, contentHash: 'abc' }), 400, invalid, 'contentHash');
     expectError(await initUpload(t, editor.token, { ...ok, name: '..' }), 400, invalid, 'name');
     expectError(await initUpload(t, editor.token, { ...ok, spaceId: undefined }), 400, invalid, 'spaceId');
+    expectError(await initUpload(t, editor.token, { ...ok, nodeId: elsewhere.id }), 400, invalid, 'spaceId');
+    expectError(
+      await initUpload(t, editor.token, { ...ok, nodeId: elsewhere.id, parentId: 1 }),
+      400,
+      invalid,
+      'parentId',
+    );
     expectError(await initUpload(t, editor.token, { ...ok, name: 'setup.EXE' }), 400, 'files.blocked_type', 'name');
     expectError(await initUpload(t, editor.token, { ...ok, mime: 'not a type' }), 400, invalid, 'mime');
     expectError(
@@ -236,7 +249,13 @@ describe('chunked upload', () => {
     expect(skip.json().data).toMatchObject({ skipped: true, node: { id: f.id, name: 'keep.txt' } });
     await lockBy(t, f.id, owner.userId);
     expectError(
-      await initUpload(t, editor.token, { nodeId: f.id, name: 'keep.txt', size: 2000, chunkSize: 1024 }),
+      await initUpload(t, editor.token, {
+        spaceId: sp.id,
+        nodeId: f.id,
+        name: 'keep.txt',
+        size: 2000,
+        chunkSize: 1024,
+      }),
       423,
       'drive.node_locked',
     );
@@ -247,7 +266,13 @@ describe('chunked upload', () => {
     const sp = await teamSpace();
     const f = await file(t, demo(), sp.id, null, 'busy.txt');
     const before = await driveState(t, sp.id);
-    const init = await initUpload(t, editor.token, { nodeId: f.id, name: 'busy.txt', size: 1500, chunkSize: 1024 });
+    const init = await initUpload(t, editor.token, {
+      spaceId: sp.id,
+      nodeId: f.id,
+      name: 'busy.txt',
+      size: 1500,
+      chunkSize: 1024,
+    });
     const { sessionId } = init.json().data;
     const data = text(1500);
     await putChunk(t, editor.token, sessionId, 0, data.subarray(0, 1024));
@@ -256,6 +281,25 @@ describe('chunked upload', () => {
     expectError(await completeUpload(t, editor.token, sessionId), 423, 'drive.node_locked');
     expect(await driveState(t, sp.id)).toEqual(before);
     expect(await versionsOf(t, f.id)).toHaveLength(1);
+  });
+  it('a target folder deleted during the upload: complete answers 404 and gives everything back', async () => {
+    const sp = await teamSpace();
+    const dir = await folder(t, demo(), sp.id, null, 'Inbox');
+    const before = await driveState(t, sp.id);
+    const data = text(1200);
+    const init = await initUpload(t, editor.token, {
+      spaceId: sp.id,
+      parentId: dir.id,
+      name: 'late.txt',
+      size: 1200,
+      chunkSize: 1024,
+    });
+    const { sessionId } = init.json().data;
+    await putChunk(t, editor.token, sessionId, 0, data.subarray(0, 1024));
+    await putChunk(t, editor.token, sessionId, 1, data.subarray(1024));
+    await t.database.db.update(driveNodes).set({ deletedAt: new Date() }).where(eq(driveNodes.id, dir.id));
+    expectError(await completeUpload(t, editor.token, sessionId), 404, 'drive.node_not_found');
+    expect(await driveState(t, sp.id)).toEqual(before);
   });
 });
 

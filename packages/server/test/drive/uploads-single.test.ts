@@ -85,6 +85,13 @@ describe('single-request upload', () => {
     expect(acts.map((a) => [a.action, a.actorUserId])).toEqual([['node.upload', editor.userId]]);
   });
 
+  it('an empty file is stored too (size 0, the hash of nothing)', async () => {
+    const sp = await teamSpace();
+    const res = await upload(t, editor.token, { spaceId: sp.id }, { name: 'empty.txt', data: Buffer.alloc(0) });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().data).toMatchObject({ size: 0, sha256: sha256(Buffer.alloc(0)), versionNo: 1 });
+  });
+
   it('uploads into a folder given by parentId', async () => {
     const sp = await teamSpace();
     const dir = await folder(t, demo(), sp.id, null, 'Reports');

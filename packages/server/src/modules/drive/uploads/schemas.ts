@@ -49,9 +49,12 @@ export const UploadQuery = Type.Object(target);
 
 export const UploadForm = Type.Object({ file: Binary });
 
+/** In a JSON body the space is always named (for nodeId too: it must be that file's space). */
+const bodyTarget = { ...target, spaceId: Id };
+
 export const UploadInitBody = Type.Object(
   {
-    ...target,
+    ...bodyTarget,
     name: Type.String({ minLength: 1, maxLength: 255 }),
     size: Type.Integer({ minimum: 1, maximum: INT8_SAFE_MAX, description: 'bytes' }),
     chunkSize: Type.Integer({
@@ -100,7 +103,7 @@ export const CompleteBody = Type.Object({ sessionId: Id }, { additionalPropertie
 
 export const PrecheckBody = Type.Object(
   {
-    ...target,
+    ...bodyTarget,
     name: Type.String({ minLength: 1, maxLength: 255 }),
     size: Size,
     sha256: Sha256,

@@ -271,6 +271,15 @@ export function createUploadsService(core: DriveCore & { log: FastifyBaseLogger 
     if (released) await warn(scope, binding.spaceId);
   }
 
+  /** Ends a chunked upload that cannot land: its session and chunks go, its reservation comes back. */
+  async function abandon(scope: Scope, binding: BindingRow) {
+    await core.files.uploads.abort(scope, binding.uploadSessionId, RESTRICTED).catch((err: unknown) => {
+      if (!isKey(err, 'files.upload_not_found'))
+        log.warn({ err, sessionId: binding.uploadSessionId }, 'drive: could not discard an upload session');
+    });
+    await releaseBinding(scope, binding);
+  }
+
   /** Drops the upload's own reference of bytes that never became a version: collected as an orphan. */
   const discardUpload = (scope: Scope, fileId: number) =>
     db.transaction((tx) => versions.discardUpload(tx, scope, fileId));
@@ -330,12 +339,12 @@ export function createUploadsService(core: DriveCore & { log: FastifyBaseLogger 
   async function instantSource(caller: DriveCaller, sha256: string, size: number): Promise<VersionRow | null> {
     const candidates = await versionRepo.liveVersionsWithHash(db, caller.scope, sha256, size, INSTANT_CANDIDATES);
     const seen = new Map<number, boolean>();
-    const spaceRows = new Map<number, SpaceRow | null>();
+    const spaceById = new Map<number, SpaceRow | null>();
     for (const { version, node } of candidates) {
       if (!seen.has(node.id)) {
-        if (!spaceRows.has(node.spaceId))
-          spaceRows.set(node.spaceId, await spaces.findSpace(db, caller.scope, node.spaceId));
-        const space = spaceRows.get(node.spaceId);
+        if (!spaceById.has(node.spaceId))
+          spaceById.set(node.spaceId, await spaces.findSpace(db, caller.scope, node.spaceId));
+        const space = spaceById.get(node.spaceId);
         seen.set(node.id, space ? allows(await access.nodeRole(caller, node, space), 'download') : false);
       }
       if (seen.get(node.id)) return version;
@@ -351,7 +360,7 @@ export function createUploadsService(core: DriveCore & { log: FastifyBaseLogger 
       return { caller, target, ...(await limitsOf(scope)) };
     },
 
-    /** What the route passes to the multipart reader: a body past `limit` bytes is refused as. */
+    /** The error for a body past `limit` bytes (the multipart reader's and the store's): 413 either way. */
     tooLarge: (plan: UploadPlan) => tooLarge(plan.limits),
 
     /** A single-request upload (POST /nodes/upload, POST /nodes/:id/versions). */
@@ -374,7 +383,7 @@ export function createUploadsService(core: DriveCore & { log: FastifyBaseLogger 
       try {
         // read at call time: a test may stand between the bytes and the transaction
         stored = await core.files.store(scope, {
-          body: part.body as Readable,
+          body: part.body,
           name,
           declaredMime: part.declaredMime,
           visibility: 'restricted',
@@ -411,6 +420,10 @@ export function createUploadsService(core: DriveCore & { log: FastifyBaseLogger 
       if (input.size > limits.maxBytes) throw driveErrors.tooLarge(limits.maxSizeMb, 'size');
       const { name, skipped } = await checkedName(caller, target, input.name, policy, 'name');
       if (skipped) return { skipped: true as const, node: toFileNodeView(skipped) };
+      // early refusal of what cannot fit; the reservation below is the atomic check
+      const quota = await usage.quotaOf(target.space);
+      if (quota > 0 && target.space.usedBytes + target.space.reservedBytes + input.size > quota)
+        throw driveErrors.quotaExceeded(quota, target.space.usedBytes + target.space.reservedBytes, input.size);
       // The session first (a row, no bytes): the binding names it. A refused reservation deletes it.
       const session = await core.files.uploads.init(
         scope,
@@ -466,7 +479,11 @@ export function createUploadsService(core: DriveCore & { log: FastifyBaseLogger 
       const caller = await access.caller(scope);
       const binding = await bindings.findBinding(db, scope, caller.userId, sessionId);
       if (!binding) return completedBefore(caller, sessionId);
-      const target = await resolveTarget(caller, targetOfBinding(binding));
+      // a target gone or out of reach since init: the upload can never land
+      const target = await resolveTarget(caller, targetOfBinding(binding)).catch(async (err: unknown) => {
+        await abandon(scope, binding);
+        throw err;
+      });
       let placed: Placed | null = null;
       let placing = false;
       try {
@@ -480,11 +497,10 @@ export function createUploadsService(core: DriveCore & { log: FastifyBaseLogger 
           },
         });
       } catch (err) {
-        if (placing || err instanceof Skipped) {
-          await core.files.uploads.abort(scope, sessionId, RESTRICTED).catch((e: unknown) => {
-            log.warn({ err: e, sessionId }, 'drive: could not discard an upload session that failed to complete');
-          });
-          await releaseBinding(scope, binding);
+        // a refusal of the placement (a lock, a folder of that name…) ends the upload; a
+        // transient failure (the database) leaves the session open for another complete
+        if ((placing && err instanceof AppError) || err instanceof Skipped) {
+          await abandon(scope, binding);
           if (err instanceof Skipped) return { node: err.node, version: null, skipped: true };
           throw err;
         }
