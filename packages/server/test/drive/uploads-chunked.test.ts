@@ -315,6 +315,20 @@ describe('who may upload in chunks', () => {
       'auth.permission_denied',
     );
     expect(await driveState(t, sp.id)).toEqual(before);
+    // every session route needs it too
+    const { sessionId } = (
+      await initUpload(t, editor.token, { spaceId: sp.id, name: 'b.txt', size: 2000, chunkSize: 1024 })
+    ).json().data;
+    for (const res of [
+      await get(reader.token, sessionId),
+      await putChunk(t, reader.token, sessionId, 0, text(1024)),
+      await completeUpload(t, reader.token, sessionId),
+      await abort(reader.token, sessionId),
+    ]) {
+      expectError(res, 403, 'auth.permission_denied');
+    }
+    expect((await get(editor.token, sessionId)).json().data.receivedChunks).toEqual([]);
+    await abort(editor.token, sessionId);
   });
 
   it('a viewer cannot init (403 drive.role_too_low)', async () => {
