@@ -63,7 +63,11 @@ function sampleString(s: Schema, name: string): string {
     case 'uri':
       return 'https://example.com/x';
   }
-  if (s.pattern) return 'sample-1';
+  if (s.pattern) {
+    // a fixed-length character class (a hex digest: `^[A-Fa-f0-9]{64}$`) takes that many of its first character
+    const fixed = /^\^\[([^\]])[^\]]*\]\{(\d+)\}\$$/.exec(s.pattern);
+    return fixed ? (fixed[1] as string).repeat(Number(fixed[2])) : 'sample-1';
+  }
   if (/password/i.test(name)) return 'Sample#Pass2026';
   const base = `s${name}`.replace(/[^a-z0-9]/gi, '').toLowerCase() || 'sample';
   const min = s.minLength ?? 1;

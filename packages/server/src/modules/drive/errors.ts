@@ -67,7 +67,23 @@ export const driveErrors = {
       422,
       'drive.hash_mismatch',
       'The uploaded bytes do not match the declared SHA-256; the upload was aborted',
+      { details: [{ field: 'contentHash', message: 'differs from the SHA-256 of the received bytes' }] },
     ),
+  useChunkedUpload: (thresholdMb: number) =>
+    new AppError(
+      413,
+      'drive.use_chunked_upload',
+      `Files above ${thresholdMb} MB are uploaded in chunks (POST /api/drive/nodes/upload/init)`,
+      { details: [{ field: 'file', message: `larger than ${thresholdMb} MB; use a chunked upload` }] },
+    ),
+  tooLarge: (maxMb: number, field = 'file') =>
+    new AppError(413, 'drive.too_large', `The file is larger than the limit of ${maxMb} MB`, {
+      details: [{ field, message: `must not exceed ${maxMb} MB` }],
+    }),
+  versionIsCurrent: () =>
+    new AppError(409, 'drive.version_is_current', 'This version is already the current one', {
+      details: [{ field: 'versionId', message: 'is the current version' }],
+    }),
   memberExists: () =>
     httpErrors.conflict('drive.member_exists', 'The subject is already a member of this space', 'subjectId'),
   adminRequired: (what: string, field?: string) =>

@@ -15,7 +15,11 @@ import { createSpaceMembersService } from './spaces/members-service.ts';
 import { spaceRoutes } from './spaces/routes.ts';
 import { createSpacesService } from './spaces/spaces-service.ts';
 import { createUsageService } from './spaces/usage-service.ts';
+import { uploadRoutes } from './uploads/routes.ts';
+import { createUploadsService } from './uploads/uploads-service.ts';
+import { versionRoutes } from './versions/routes.ts';
 import { createVersionStore } from './versions/version-store.ts';
+import { createVersionsService } from './versions/versions-service.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -54,12 +58,14 @@ export function createDriveModule(
   const spaces = createSpacesService(core);
   const spaceMembers = createSpaceMembersService(core);
   const recycleArea = createRecycleArea(core);
+  const uploads = createUploadsService({ ...core, log: ctx.log });
+  const versionsService = createVersionsService({ ...core, log: ctx.log });
 
   ctx.jobs.register(driveJobs, () => ({
     clock,
     ensureActivityPartitions: activities.ensurePartitions,
     purgeExpiredRecycleBin: recycleArea.recycle.purgeExpired,
-    expireUploadBindings: async () => ({ released: 0 }),
+    expireUploadBindings: uploads.expireUploadBindings,
   }));
 
   const mod = {
@@ -71,6 +77,8 @@ export function createDriveModule(
         // areas: routes (each adds its line)
         spaceRoutes(scope, spaces, spaceMembers);
         recycleArea.routes(scope);
+        uploadRoutes(scope, uploads);
+        versionRoutes(scope, versionsService, uploads);
       });
     },
   };

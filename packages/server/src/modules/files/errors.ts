@@ -15,9 +15,9 @@ export const filesErrors = {
       `Files above ${thresholdMb} MB are uploaded in chunks (POST /api/files/uploads)`,
       { details: [{ field: 'file', message: `larger than ${thresholdMb} MB; use a chunked upload` }] },
     ),
-  blockedType: (reason: string) =>
+  blockedType: (reason: string, field = 'file') =>
     new AppError(400, 'files.blocked_type', `This kind of file cannot be uploaded: ${reason}`, {
-      details: [{ field: 'file', message: reason }],
+      details: [{ field, message: reason }],
     }),
   typeNotAllowed: (mime: string) =>
     new AppError(400, 'files.type_not_allowed', `Files of type ${mime} are not accepted`, {

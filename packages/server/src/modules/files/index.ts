@@ -16,7 +16,11 @@ import { createStorageConfigService } from './storage/configs-service.ts';
 import { createStorageResolver } from './storage-resolver.ts';
 import { createChunkedUploads } from './uploads-service.ts';
 
-export type { RefOwner } from './file-repository.ts';
+export type { FileWithObject, RefOwner } from './file-repository.ts';
+export { type FilePart, readFilePart } from './multipart.ts';
+export { StreamTooLong } from './streams.ts';
+export { checkName, type UploadLimits, type UploadPolicy } from './upload-policy.ts';
+export type { CompletedFile } from './uploads-service.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -54,6 +58,12 @@ export function createFilesModule(ctx: AppContext) {
     /** answers a managed file's content as a download (Range, ETag), for other modules' routes */
     sendDownload: (req: FastifyRequest, reply: FastifyReply, file: FileWithObject) =>
       sendContent(req, reply, file, { inline: false, open: files.open }),
+    /**
+     * answers a managed file's content (Range, ETag); `inline` shows raster images and PDF in
+     * place, anything else (HTML, SVG, XML…) still goes as an attachment
+     */
+    sendContent: (req: FastifyRequest, reply: FastifyReply, file: FileWithObject, opts: { inline: boolean }) =>
+      sendContent(req, reply, file, { inline: opts.inline, open: files.open }),
     addRef: refs.addRef,
     dropRef: refs.dropRef,
     collectOrphans: collector.collectOrphans,

@@ -28,9 +28,10 @@ export function normalizeMime(declared: string | null | undefined): string | nul
   return MIME.test(m) ? m : null;
 }
 
-/** Refuses a name with a blocked extension before any byte is read. */
-export function checkName(name: string, policy: UploadPolicy): void {
-  if (hasBlockedExtension(name, policy.blockedExtensions)) throw filesErrors.blockedType('blocked file extension');
+/** Refuses a name with a blocked extension before any byte is read; `field` names it in the 400. */
+export function checkName(name: string, policy: UploadPolicy, field = 'file'): void {
+  if (hasBlockedExtension(name, policy.blockedExtensions))
+    throw filesErrors.blockedType('blocked file extension', field);
 }
 
 /** Checks the first bytes and answers the type to store: sniffed when known, else the declared one. */

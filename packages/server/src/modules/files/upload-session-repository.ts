@@ -1,4 +1,4 @@
-import { and, asc, eq, lt, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, lt, ne, sql } from 'drizzle-orm';
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { scoped } from '../../platform/db/scoped.ts';
@@ -120,4 +120,14 @@ export async function deleteSession(
 export async function expiredSessionIds(db: Db, now: Date, limit: number): Promise<number[]> {
   const rows = await db.select({ id: s.id }).from(s).where(lt(s.expiresAt, now)).orderBy(s.expiresAt).limit(limit);
   return rows.map((r) => r.id);
+}
+
+/** The ids among `ids` whose session exists and has not expired at `now`. */
+export async function liveSessionIds(db: Db, ids: number[], now: Date): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .select({ id: s.id })
+    .from(s)
+    .where(and(inArray(s.id, ids), gt(s.expiresAt, now)));
+  return new Set(rows.map((r) => r.id));
 }

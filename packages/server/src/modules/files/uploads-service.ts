@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { type Scope, userOf } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
+import type { Db } from '../../platform/db/client.ts';
 import { isForeignKeyViolation } from '../../platform/db/sql.ts';
 import { httpErrors } from '../../platform/http/errors.ts';
 import type { StorageProvider } from '../../platform/storage/provider.ts';
@@ -33,17 +34,34 @@ export type UploadInitInput = {
   visibility?: 'public' | 'private';
 };
 
+/**
+ * A session another module opens for its own files (the drive): its policy (kept with the
+ * session and used at every step instead of the general one), visibility `restricted` and
+ * its own size limit. Restricted sessions are reached only with `{ restricted: true }`: the
+ * general routes never see them, as they never see restricted files.
+ */
+export type OwnedSessionOptions = { policy?: UploadPolicy; visibility?: 'restricted'; maxBytes?: number };
+export type SessionAccess = { restricted?: boolean };
+
+/** What a complete hands to `within`: the new managed file, in the transaction that records it. */
+export type CompletedFile = { id: number; size: number; mime: string; sha256: string };
+
 export const chunkKey = (sessionId: number, index: number) => `uploads/${sessionId}/${index}`;
 
 export function createChunkedUploads(ctx: AppContext, deps: { resolver: StorageResolver; store: ObjectStore }) {
   const { db, clock } = ctx;
   const later = (ms: number) => new Date(clock().getTime() + ms);
 
-  async function sessionOrThrow(scope: Scope, id: number) {
+  async function sessionOrThrow(scope: Scope, id: number, access: SessionAccess = {}) {
     const row = await repo.findSession(db, scope, userOf(scope)?.userId ?? null, id);
     if (!row || row.expiresAt <= clock()) throw filesErrors.uploadNotFound();
+    if ((row.visibility === 'restricted') !== (access.restricted ?? false)) throw filesErrors.uploadNotFound();
     return row;
   }
+
+  /** The session's own policy (a drive session's), else the tenant's general one, read now. */
+  const policyOf = async (scope: Scope, session: repo.SessionRow) =>
+    session.policy ?? (await generalUploadLimits(ctx.settings, scope.tenantId)).policy;
 
   async function toUploadSessionView(row: repo.SessionRow) {
     const { id, name, size, chunkSize, totalChunks, status, fileId, expiresAt } = row;
@@ -110,9 +128,10 @@ export function createChunkedUploads(ctx: AppContext, deps: { resolver: StorageR
   }
 
   return {
-    async init(scope: Scope, input: UploadInitInput) {
+    async init(scope: Scope, input: UploadInitInput, opts: OwnedSessionOptions = {}) {
       const limits = await generalUploadLimits(ctx.settings, scope.tenantId);
-      if (input.size > limits.maxBytes) throw filesErrors.tooLarge(limits.maxSizeMb);
+      const maxBytes = opts.maxBytes ?? limits.maxBytes;
+      if (input.size > maxBytes) throw filesErrors.tooLarge(Math.floor(maxBytes / (1024 * 1024)));
       const totalChunks = Math.ceil(input.size / input.chunkSize);
       if (totalChunks > MAX_CHUNKS) {
         throw httpErrors.invalidField('chunkSize', `too small: the file would take more than ${MAX_CHUNKS} chunks`);
@@ -120,7 +139,7 @@ export function createChunkedUploads(ctx: AppContext, deps: { resolver: StorageR
       if (input.mime !== undefined && normalizeMime(input.mime) === null) {
         throw httpErrors.invalidField('mime', 'is not a media type (type/subtype)');
       }
-      checkName(input.name, limits.policy);
+      checkName(input.name, opts.policy ?? limits.policy);
       const target = await deps.resolver.forNewObject(scope.tenantId);
       const row = await repo.sessionRows.insert(db, scope, {
         ownerUserId: userOf(scope)?.userId ?? null,
@@ -130,18 +149,20 @@ export function createChunkedUploads(ctx: AppContext, deps: { resolver: StorageR
         totalChunks,
         declaredSha256: input.declaredSha256?.toLowerCase() ?? null,
         declaredMime: input.mime ?? null,
-        visibility: input.visibility ?? 'private',
+        visibility: opts.visibility ?? input.visibility ?? 'private',
+        policy: opts.policy ?? null,
         storageConfigId: target.configId,
         expiresAt: later(SESSION_TTL_MS),
       });
       return toUploadSessionView(row);
     },
 
-    get: async (scope: Scope, id: number) => toUploadSessionView(await sessionOrThrow(scope, id)),
+    get: async (scope: Scope, id: number, access: SessionAccess = {}) =>
+      toUploadSessionView(await sessionOrThrow(scope, id, access)),
 
     /** Stores chunk `index`; a repeat replaces it. Its size must be exact (the last one: the rest). */
-    async putChunk(scope: Scope, id: number, index: number, body: Readable | undefined) {
-      const session = await sessionOrThrow(scope, id);
+    async putChunk(scope: Scope, id: number, index: number, body: Readable | undefined, access: SessionAccess = {}) {
+      const session = await sessionOrThrow(scope, id, access);
       if (!(body instanceof Readable)) {
         throw httpErrors.invalidField('body', 'must be the chunk bytes, sent as application/octet-stream');
       }
@@ -156,9 +177,9 @@ export function createChunkedUploads(ctx: AppContext, deps: { resolver: StorageR
       let stream = body;
       if (index === 0) {
         // Early refusal of an executable or a type outside the allow-list; complete checks again.
-        const limits = await generalUploadLimits(ctx.settings, scope.tenantId);
+        const policy = await policyOf(scope, session);
         const p = await peek(body, SNIFF_BYTES);
-        await checkContent(p.head, session.declaredMime, limits.policy).catch((err) => {
+        await checkContent(p.head, session.declaredMime, policy).catch((err) => {
           p.body.destroy();
           throw err;
         });
@@ -194,9 +215,17 @@ export function createChunkedUploads(ctx: AppContext, deps: { resolver: StorageR
       return { index, size: expected, expiresAt };
     },
 
-    /** Assembles the file. A repeat of a completed session answers the same file. */
-    async complete(scope: Scope, id: number) {
-      const session = await sessionOrThrow(scope, id);
+    /**
+     * Assembles the file. A repeat of a completed session answers the same file. `within` runs
+     * in the transaction that records the file and completes the session (the drive's node and
+     * version): when it throws, nothing is recorded and the session is open again.
+     */
+    async complete(
+      scope: Scope,
+      id: number,
+      opts: SessionAccess & { within?: (tx: Db, file: CompletedFile) => Promise<void> } = {},
+    ) {
+      const session = await sessionOrThrow(scope, id, opts);
       if (session.status === 'completed' && session.fileId !== null) return { fileId: session.fileId };
       const received = new Set(await repo.receivedChunks(db, id));
       const missing: number[] = [];
@@ -205,13 +234,13 @@ export function createChunkedUploads(ctx: AppContext, deps: { resolver: StorageR
       if (!(await repo.claimForCompletion(db, id, later(COMPLETING_TTL_MS)))) throw filesErrors.uploadInProgress();
 
       const provider = await deps.resolver.byConfigId(session.storageConfigId);
-      const limits = await generalUploadLimits(ctx.settings, scope.tenantId);
+      const policy = await policyOf(scope, session);
       const abort = async (err: unknown): Promise<never> => {
         await discardSession(id);
         throw err;
       };
       try {
-        const content = await assemble({ configId: session.storageConfigId, provider }, session, limits.policy, abort);
+        const content = await assemble({ configId: session.storageConfigId, provider }, session, policy, abort);
         // §4.3 rule 3: the declared hash is only a precheck input; the server's own hash decides.
         if (session.declaredSha256 && session.declaredSha256 !== content.sha256) {
           await deps.store.discard(content);
@@ -229,6 +258,7 @@ export function createChunkedUploads(ctx: AppContext, deps: { resolver: StorageR
           undefined,
           async (tx, fileId) => {
             if (!(await repo.markCompleted(tx, id, fileId))) throw filesErrors.uploadNotFound();
+            await opts.within?.(tx, { id: fileId, size: content.size, mime: content.mime, sha256: content.sha256 });
           },
         );
         await deleteChunkObjects(provider, id, received);
@@ -241,10 +271,13 @@ export function createChunkedUploads(ctx: AppContext, deps: { resolver: StorageR
     },
 
     /** Aborts a session and deletes its chunks (not while a complete is assembling it). */
-    async abort(scope: Scope, id: number) {
-      const session = await sessionOrThrow(scope, id);
+    async abort(scope: Scope, id: number, access: SessionAccess = {}) {
+      const session = await sessionOrThrow(scope, id, access);
       if (!(await discardSession(session.id, { notStatus: 'completing' }))) throw filesErrors.uploadInProgress();
     },
+
+    /** Which of these sessions still exist and have not expired (an owner's cleanup of its own bindings). */
+    liveSessionIds: async (ids: number[], now: Date = clock()) => repo.liveSessionIds(db, ids, now),
 
     /** Deletes sessions past their expiry with their chunks (system task `files.expireUploadSessions`). */
     async expireUploadSessions(now: Date = clock()) {

@@ -24,6 +24,8 @@ export const TAGS: { name: string; description: string }[] = [
     name: 'Drive',
     description: 'Enterprise drive: spaces, nodes, uploads, versions, recycle bin, locks, permissions, legal holds',
   },
+  { name: 'Drive files', description: 'Drive uploads (single, chunked, instant) and file content' },
+  { name: 'Drive versions', description: 'Drive file versions: history, new version, rollback, pin' },
   { name: 'AsyncTasks', description: 'My long-running tasks: progress, cancel, result download' },
   { name: 'ExportJobs', description: 'Exports that run as tasks (CSV result files)' },
   {

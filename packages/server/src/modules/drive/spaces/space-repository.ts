@@ -171,17 +171,17 @@ export async function chargeUsage(
   quotaBytes: number,
   opts: { column?: 'used' | 'reserved'; fromReservation?: boolean } = {},
 ): Promise<{ usedBytes: number; reservedBytes: number } | null> {
-  // bigint parameters: a quota past 2 GB is not an int4 (PostgreSQL would infer one from `= 0`)
+  // bigint parameters: a quota or a size past 2 GiB does not fit the int4 PostgreSQL would infer
   const fits = sql`(${quotaBytes}::bigint = 0 or ${driveSpaces.usedBytes} + ${driveSpaces.reservedBytes} + ${bytes}::bigint <= ${quotaBytes}::bigint)`;
   const set =
     opts.column === 'reserved'
-      ? { reservedBytes: sql`${driveSpaces.reservedBytes} + ${bytes}` }
+      ? { reservedBytes: sql`${driveSpaces.reservedBytes} + ${bytes}::bigint` }
       : opts.fromReservation
         ? {
-            usedBytes: sql`${driveSpaces.usedBytes} + ${bytes}`,
-            reservedBytes: sql`greatest(${driveSpaces.reservedBytes} - ${bytes}, 0)`,
+            usedBytes: sql`${driveSpaces.usedBytes} + ${bytes}::bigint`,
+            reservedBytes: sql`greatest(${driveSpaces.reservedBytes} - ${bytes}::bigint, 0)`,
           }
-        : { usedBytes: sql`${driveSpaces.usedBytes} + ${bytes}` };
+        : { usedBytes: sql`${driveSpaces.usedBytes} + ${bytes}::bigint` };
   const [row] = await tx
     .update(driveSpaces)
     .set(set)
@@ -197,8 +197,8 @@ export async function releaseUsage(tx: Db, spaceId: number, bytes: number, colum
     .update(driveSpaces)
     .set(
       column === 'used'
-        ? { usedBytes: sql`greatest(${col} - ${bytes}, 0)` }
-        : { reservedBytes: sql`greatest(${col} - ${bytes}, 0)` },
+        ? { usedBytes: sql`greatest(${col} - ${bytes}::bigint, 0)` }
+        : { reservedBytes: sql`greatest(${col} - ${bytes}::bigint, 0)` },
     )
     .where(eq(driveSpaces.id, spaceId));
 }

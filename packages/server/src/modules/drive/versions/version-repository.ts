@@ -1,7 +1,8 @@
-import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { scoped } from '../../../platform/db/scoped.ts';
+import type { NodeRow } from '../nodes/node-repository.ts';
 import { driveFileVersions, driveNodes } from '../tables.ts';
 
 /** Queries of file versions. */
@@ -80,4 +81,40 @@ export async function nextVersionNo(tx: Db, nodeId: number): Promise<number> {
     .from(driveFileVersions)
     .where(eq(driveFileVersions.nodeId, nodeId));
   return row?.n ?? 1;
+}
+
+/**
+ * Versions (current or older) of live nodes of the tenant holding this content: the candidates
+ * of an instant upload, newest first, at most `limit` (the caller checks its role on each node).
+ */
+export async function liveVersionsWithHash(
+  db: Db,
+  scope: TenantScope,
+  sha256: string,
+  size: number,
+  limit: number,
+): Promise<{ version: VersionRow; node: NodeRow }[]> {
+  return db
+    .select({ version: driveFileVersions, node: driveNodes })
+    .from(driveFileVersions)
+    .innerJoin(driveNodes, eq(driveNodes.id, driveFileVersions.nodeId))
+    .where(
+      versionRows.where(
+        scope,
+        and(eq(driveFileVersions.sha256, sha256), eq(driveFileVersions.size, size), isNull(driveNodes.deletedAt)),
+      ),
+    )
+    .orderBy(desc(driveFileVersions.id))
+    .limit(limit);
+}
+
+/** The first version made of a managed file (what a completed chunked upload became). */
+export async function firstVersionOfFile(db: Db, scope: TenantScope, fileId: number): Promise<VersionRow | null> {
+  const [row] = await db
+    .select()
+    .from(driveFileVersions)
+    .where(versionRows.where(scope, eq(driveFileVersions.fileId, fileId)))
+    .orderBy(asc(driveFileVersions.id))
+    .limit(1);
+  return row ?? null;
 }

@@ -4,14 +4,13 @@ import { httpErrors } from '../../../platform/http/errors.ts';
 import { replyFormats } from '../../../platform/http/reply-formats.ts';
 import { route } from '../../../platform/http/route.ts';
 import { IdParams, Ok, PageOf } from '../../../platform/http/schemas.ts';
-import { filesErrors } from '../errors.ts';
 import type { FilesService } from '../files-service.ts';
 import { sendContent } from '../http-content.ts';
+import { readFilePart } from '../multipart.ts';
 import { ContentQuery, FileQuery, ManagedFile, UploadForm } from '../schemas.ts';
-import type { UploadLimits } from '../upload-policy.ts';
+import { tooLargeError, type UploadLimits } from '../upload-policy.ts';
 
 const tags = ['Files'];
-const FRAMING = 64 * 1024;
 
 export function fileRoutes(app: FastifyInstance, files: FilesService) {
   route(app, {
@@ -108,34 +107,18 @@ export function fileRoutes(app: FastifyInstance, files: FilesService) {
   });
 }
 
-/** The first file part of a multipart body, as a stream; the fields before it give the visibility. */
+/** The file part of a multipart body, as a stream; a `visibility` field before it gives the visibility. */
 async function multipartFile(req: FastifyRequest, limits: UploadLimits) {
-  if (!req.isMultipart()) throw httpErrors.unsupportedMediaType();
-  // Fail before reading a body that cannot fit (with room for the multipart framing); without a
-  // Content-Length the byte count of the stream decides.
-  const length = Number(req.headers['content-length'] ?? 0);
-  if (length > limits.maxBytes + FRAMING) throw filesErrors.tooLarge(limits.maxSizeMb);
-  if (length > limits.singleBytes + FRAMING) throw filesErrors.useChunkedUpload(limits.chunkThresholdMb);
-  const part = await req.file({ limits: { fileSize: limits.singleBytes + 1, files: 1, fields: 10, fieldSize: 1024 } });
-  if (!part) throw httpErrors.invalidField('file', 'is required');
-  const v = part.fields.visibility;
-  const visibility = v && !Array.isArray(v) && v.type === 'field' ? String(v.value) : 'private';
+  const part = await readFilePart(req, limits, (limit) => tooLargeError(limits, limit));
+  const visibility = part.fields.visibility ?? 'private';
   if (visibility !== 'public' && visibility !== 'private') {
-    part.file.destroy();
+    part.body.destroy();
     throw httpErrors.invalidField('visibility', 'must be public or private');
   }
-  const name = fileName(part.filename);
-  if (!name) {
-    part.file.destroy();
-    throw httpErrors.invalidField('file', 'needs a file name (at most 255 characters)');
-  }
-  return { body: part.file, name, declaredMime: part.mimetype || null, visibility: visibility as 'public' | 'private' };
-}
-
-/** The last path segment (some browsers send `C:\fakepath\x.pdf`), without control characters. */
-function fileName(raw: string | undefined): string | null {
-  const base = (raw ?? '').split(/[/\\]/).pop() ?? '';
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point
-  const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').trim();
-  return clean.length > 0 && clean.length <= 255 ? clean : null;
+  return {
+    body: part.body,
+    name: part.name,
+    declaredMime: part.declaredMime,
+    visibility: visibility as 'public' | 'private',
+  };
 }
