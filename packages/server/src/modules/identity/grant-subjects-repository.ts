@@ -1,4 +1,4 @@
-import { and, arrayContains, eq, inArray, sql } from 'drizzle-orm';
+import { and, arrayContains, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
 import { tenantFilter } from '../../platform/db/scoped.ts';
 import type { GrantSubject, GrantSubjects } from '../drive/index.ts';
@@ -10,29 +10,38 @@ import { departments, roles, userGroupMembers, userGroups, userRoles, users } fr
  */
 type Tenant = number | null;
 
-/** Null when the user does not exist in the tenant or is disabled. */
+/**
+ * Null when the user does not exist in the tenant or is disabled. One statement: the drive asks
+ * this on every request.
+ */
 export async function grantSubjectsOfUser(db: Db, tenantId: Tenant, userId: number): Promise<GrantSubjects | null> {
-  const [user] = await db
-    .select({ departmentId: users.departmentId, status: users.status })
+  const ids = (q: SQL) => sql<number[]>`coalesce(array(${q}), '{}'::int[])`;
+  const [row] = await db
+    .select({
+      departmentId: users.departmentId,
+      status: users.status,
+      chain: sql<number[] | null>`(select ${departments.ancestorIds} || ${departments.id} from ${departments}
+        where ${departments.id} = ${users.departmentId} and ${tenantFilter(departments, { tenantId })})`,
+      roleIds: ids(
+        sql`select ${userRoles.roleId} from ${userRoles} where ${userRoles.userId} = ${users.id} order by 1`,
+      ),
+      groupIds: ids(
+        sql`select ${userGroupMembers.groupId} from ${userGroupMembers} where ${userGroupMembers.userId} = ${users.id} order by 1`,
+      ),
+      headOf: ids(
+        sql`select ${departments.id} from ${departments} where ${departments.headUserId} = ${users.id} and ${tenantFilter(departments, { tenantId })} order by 1`,
+      ),
+    })
     .from(users)
     .where(and(tenantFilter(users, { tenantId }), eq(users.id, userId)));
-  if (user?.status !== 'active') return null;
-  const [roleRows, groupRows, headRows, chain] = await Promise.all([
-    db.select({ id: userRoles.roleId }).from(userRoles).where(eq(userRoles.userId, userId)),
-    db.select({ id: userGroupMembers.groupId }).from(userGroupMembers).where(eq(userGroupMembers.userId, userId)),
-    db
-      .select({ id: departments.id })
-      .from(departments)
-      .where(and(tenantFilter(departments, { tenantId }), eq(departments.headUserId, userId))),
-    user.departmentId === null ? Promise.resolve(null) : departmentChain(db, tenantId, user.departmentId),
-  ]);
+  if (row?.status !== 'active') return null;
   return {
     userId,
-    departmentId: user.departmentId,
-    departmentIds: chain ?? [],
-    headOfDepartmentIds: headRows.map((r) => r.id),
-    roleIds: roleRows.map((r) => r.id),
-    groupIds: groupRows.map((r) => r.id),
+    departmentId: row.departmentId,
+    departmentIds: row.chain ?? [],
+    headOfDepartmentIds: row.headOf,
+    roleIds: row.roleIds,
+    groupIds: row.groupIds,
   };
 }
 
