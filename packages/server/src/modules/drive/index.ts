@@ -8,6 +8,7 @@ import type { DriveDirectory } from './access/types.ts';
 import { createActivityLog } from './activities/activity-service.ts';
 import type { DriveCore } from './core.ts';
 import { driveJobs } from './jobs.ts';
+import { createNodesArea, nodeRoutes } from './nodes/index.ts';
 import { driveSettings } from './settings.ts';
 import { spaceManagerIds } from './spaces/managers.ts';
 import { createUsageService } from './spaces/usage-service.ts';
@@ -47,6 +48,7 @@ export function createDriveModule(
   const core: DriveCore = { db, clock, settings: ctx.settings, ...deps, access, activities, usage, versions };
 
   // areas: built here from the core (each adds its line)
+  const nodeArea = createNodesArea(core);
 
   ctx.jobs.register(driveJobs, () => ({
     clock,
@@ -62,6 +64,7 @@ export function createDriveModule(
       await app.register(async (scope) => {
         await uploadBodies(scope);
         // areas: routes (each adds its line)
+        nodeRoutes(scope, nodeArea);
       });
     },
   };

@@ -49,7 +49,8 @@ export async function chargeUsage(
   quotaBytes: number,
   opts: { column?: 'used' | 'reserved'; fromReservation?: boolean } = {},
 ): Promise<{ usedBytes: number; reservedBytes: number } | null> {
-  const fits = sql`(${quotaBytes} = 0 or ${driveSpaces.usedBytes} + ${driveSpaces.reservedBytes} + ${bytes} <= ${quotaBytes})`;
+  // bigint parameters: a quota past 2 GB is no int4
+  const fits = sql`(${quotaBytes}::bigint = 0 or ${driveSpaces.usedBytes} + ${driveSpaces.reservedBytes} + ${bytes}::bigint <= ${quotaBytes}::bigint)`;
   const set =
     opts.column === 'reserved'
       ? { reservedBytes: sql`${driveSpaces.reservedBytes} + ${bytes}` }
