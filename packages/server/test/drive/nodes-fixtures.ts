@@ -1,13 +1,17 @@
+import { Readable } from 'node:stream';
 import { eq } from 'drizzle-orm';
 import { expect } from 'vitest';
+import { lockNode, type NodeRow } from '../../src/modules/drive/nodes/node-repository.ts';
+import { lockSpace, type SpaceRow } from '../../src/modules/drive/spaces/space-repository.ts';
 import {
+  type DriveRole,
   driveNodePermissions,
   driveNodes,
   driveSpaceMembers,
   driveSpaces,
-  type DriveRole,
   type SubjectType,
 } from '../../src/modules/drive/tables.ts';
+import { systemScope } from '../../src/platform/auth/principal.ts';
 import { call, type TestApp } from '../helpers/app.ts';
 
 /** Set-up of the node tests: members, grants, locks and reads written straight to the drive's tables. */
@@ -74,3 +78,21 @@ export async function ok(t: TestApp, method: Method, url: string, token: string,
 }
 
 export const names = (list: { name: string }[]) => list.map((n) => n.name);
+
+/** A further version of a file (real stored content, charged to its space like an upload). */
+export async function addVersion(t: TestApp, tenantId: number, node: NodeRow, content: string) {
+  const scope = systemScope(tenantId);
+  const stored = await t.app.files.store(scope, {
+    body: Readable.from([Buffer.from(content)]),
+    name: node.name,
+    declaredMime: 'text/plain',
+    visibility: 'restricted',
+    maxBytes: 1024 ** 3,
+    policy: { mimeAllowList: null, blockedExtensions: [] },
+  });
+  return t.database.db.transaction(async (tx) => {
+    const sp = (await lockSpace(tx, scope, node.spaceId)) as SpaceRow;
+    const locked = (await lockNode(tx, scope, node.id)) as NodeRow;
+    return (await t.app.drive.core.versions.append(tx, scope, sp, locked, stored, { fromUpload: true })).node;
+  });
+}

@@ -27,7 +27,8 @@ export function subjectMatch(t: { subjectType: PgColumn; subjectId: PgColumn }, 
 }
 
 /** SQL: a grant not expired at `now`. */
-export const live = (now: Date) => or(isNull(driveNodePermissions.expiresAt), gt(driveNodePermissions.expiresAt, now)) as SQL;
+export const live = (now: Date) =>
+  or(isNull(driveNodePermissions.expiresAt), gt(driveNodePermissions.expiresAt, now)) as SQL;
 
 /** The space member rows matching the caller. */
 export const memberRowsOf = (db: Db, spaceId: number, s: SubjectSet) =>

@@ -7,8 +7,8 @@ import type { DriveCore } from '../core.ts';
 import { driveErrors } from '../errors.ts';
 import type { SpaceRow } from '../spaces/space-repository.ts';
 import { freeName } from './naming.ts';
-import * as nodes from './node-repository.ts';
 import type { NodeRow } from './node-repository.ts';
+import * as nodes from './node-repository.ts';
 import { type Conflict, NAME_TRIES } from './nodes-service.ts';
 import * as tree from './tree-repository.ts';
 import type { NodeViewService } from './view-service.ts';
@@ -50,7 +50,10 @@ export async function authorizeTreeOp(
       throw httpErrors.invalidField('targetSpaceId', 'is not the space of targetParentId');
     target = { space, parent: node };
   } else {
-    target = { space: (await core.access.authorizeSpace(c, input.targetSpaceId ?? from.id, 'create')).space, parent: null };
+    target = {
+      space: (await core.access.authorizeSpace(c, input.targetSpaceId ?? from.id, 'create')).space,
+      parent: null,
+    };
   }
   const ids = new Set(input.ids);
   // a source under another source travels with it
@@ -165,7 +168,8 @@ export function createMoveService(core: DriveCore, views: NodeViewService) {
           .filter((r) => changed.has(r.id) || r.ancestorIds.some((a) => changed.has(a)))
           .map((r) => r.id);
         const lock = await tree.lockedByOther(tx, movedIds, c.userId, now);
-        if (lock) throw driveErrors.locked(await access.userName(scope, lock.lockUserId as number), lock.lockExpiresAt as Date);
+        if (lock)
+          throw driveErrors.locked(await access.userName(scope, lock.lockUserId as number), lock.lockExpiresAt as Date);
         if (cross && movedIds.length) {
           const bytes = await tree.versionBytes(tx, movedIds);
           if (bytes > 0) {

@@ -6,13 +6,13 @@ import { httpErrors } from '../../../platform/http/errors.ts';
 import type { DriveCaller } from '../access/access-service.ts';
 import type { DriveCore } from '../core.ts';
 import { driveErrors } from '../errors.ts';
-import * as spaces from '../spaces/space-repository.ts';
 import type { SpaceRow } from '../spaces/space-repository.ts';
+import * as spaces from '../spaces/space-repository.ts';
 import * as listing from './listing-repository.ts';
 import { assertWritable } from './locks.ts';
 import { checkNodeName, freeName } from './naming.ts';
-import * as nodes from './node-repository.ts';
 import type { NodeRow } from './node-repository.ts';
+import * as nodes from './node-repository.ts';
 import { toNodeViews, userNames } from './node-view.ts';
 import * as stars from './stars-repository.ts';
 import * as tree from './tree-repository.ts';
@@ -52,10 +52,20 @@ export function createNodesService(core: DriveCore, views: NodeViewService) {
     const space = await spaces.findSpace(db, c.scope, spaceId);
     if (!space) throw driveErrors.spaceNotFound();
     const a = await views.accessIn(c, [space]);
-    if ((a.spaceRanks.get(space.id) ?? 0) === 0 && !(await listing.hasGrantInSpace(db, c.scope, space.id, c.set, a.now)))
+    if (
+      (a.spaceRanks.get(space.id) ?? 0) === 0 &&
+      !(await listing.hasGrantInSpace(db, c.scope, space.id, c.set, a.now))
+    )
       throw driveErrors.spaceNotFound();
     return { space, a };
   }
+
+  /** A listing's queries, in one read transaction without JIT (listing-repository's withoutJit). */
+  const read = <T>(fn: (tx: Db) => Promise<T>) =>
+    db.transaction(async (tx) => {
+      await listing.withoutJit(tx);
+      return fn(tx);
+    });
 
   const viewsOf = <R extends listing.NodeViewRow>(c: DriveCaller, rows: R[], now: Date) =>
     toNodeViews(directory, c.scope.tenantId, rows, now);
@@ -100,14 +110,16 @@ export function createNodesService(core: DriveCore, views: NodeViewService) {
       } else {
         a = (await rootSpace(c, q.spaceId)).a;
       }
-      const page = await listing.childrenPage(db, scope, c.userId, a, {
-        spaceId: q.spaceId,
-        parentId: q.parentId ?? null,
-        sort: q.sort ?? 'name',
-        order: q.order ?? 'asc',
-        page: q.page,
-        pageSize: q.pageSize,
-      });
+      const page = await read((tx) =>
+        listing.childrenPage(tx, scope, c.userId, a, {
+          spaceId: q.spaceId,
+          parentId: q.parentId ?? null,
+          sort: q.sort ?? 'name',
+          order: q.order ?? 'asc',
+          page: q.page,
+          pageSize: q.pageSize,
+        }),
+      );
       return { ...page, list: await viewsOf(c, page.list, a.now) };
     },
 
@@ -170,11 +182,19 @@ export function createNodesService(core: DriveCore, views: NodeViewService) {
               )
             : await insertFolder(tx, scope, space, under, name, c.userId);
         await activities.record(tx, scope, [
-          { spaceId: space.id, nodeId: created.id, action: 'node.create', detail: { type: 'folder', name: created.name } },
+          {
+            spaceId: space.id,
+            nodeId: created.id,
+            action: 'node.create',
+            detail: { type: 'folder', name: created.name },
+          },
         ]);
         return { id: created.id, skipped: false };
       });
-      return { ...(await viewOf(c, space, result.id)), skipped: result.skipped };
+      const folderView = await viewOf(c, space, result.id);
+      // skip answers the folder only to someone who may see it
+      if (result.skipped && folderView.myRole === null) throw driveErrors.nameTaken(folderView.name);
+      return { ...folderView, skipped: result.skipped };
     },
 
     /** Renames a node; a live sibling of the name (any case) is a 409, another user's live lock a 423. */
@@ -217,7 +237,7 @@ export function createNodesService(core: DriveCore, views: NodeViewService) {
     async starred(scope: Scope, p: PageRequest) {
       const c = await access.caller(scope);
       const a = await views.accessInSpaces(c, await listing.starredSpaceIds(db, scope, c.userId));
-      const page = await listing.starredPage(db, scope, c.userId, a, p);
+      const page = await read((tx) => listing.starredPage(tx, scope, c.userId, a, p));
       return { ...p, total: page.total, list: await viewsOf(c, page.list, a.now) };
     },
 
@@ -225,7 +245,7 @@ export function createNodesService(core: DriveCore, views: NodeViewService) {
     async recent(scope: Scope, p: PageRequest) {
       const c = await access.caller(scope);
       const a = await views.accessInSpaces(c, await listing.recentSpaceIds(db, scope, c.userId));
-      const page = await listing.recentPage(db, scope, c.userId, a, p);
+      const page = await read((tx) => listing.recentPage(tx, scope, c.userId, a, p));
       return { ...p, total: page.total, list: await viewsOf(c, page.list, a.now) };
     },
 
@@ -234,7 +254,7 @@ export function createNodesService(core: DriveCore, views: NodeViewService) {
       const c = await access.caller(scope);
       const now = clock();
       const a = await views.accessInSpaces(c, await listing.sharedSpaceIds(db, scope, c.userId, c.set, now));
-      const page = await listing.sharedPage(db, scope, c.userId, { ...a, now }, p);
+      const page = await read((tx) => listing.sharedPage(tx, scope, c.userId, { ...a, now }, p));
       const granters = await userNames(
         directory,
         scope.tenantId,

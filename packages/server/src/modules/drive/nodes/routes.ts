@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { type ReplyFormat, envelopeErrors, envelopeSuccess } from '../../../platform/http/reply-formats.ts';
+import { envelopeErrors, envelopeSuccess, type ReplyFormat } from '../../../platform/http/reply-formats.ts';
 import { route } from '../../../platform/http/route.ts';
 import { Envelope, IdParams, Ok, PageOf, PageQuery } from '../../../platform/http/schemas.ts';
-import type { CopyService } from './copy-service.ts';
+import { type CopyService, MAX_COPY_NODES } from './copy-service.ts';
 import type { MoveService } from './move-service.ts';
 import type { NodesService } from './nodes-service.ts';
 import {
@@ -199,7 +199,7 @@ export function nodeRoutes(app: FastifyInstance, { nodes, moves, copies }: NodeS
         'All or nothing. Editor on every source (one space) and on the target. A copied file shares the stored content ' +
         '(its current version only) and its size is charged to the target space (413 drive.quota_exceeded: nothing created). ' +
         'Grants are not copied: copies take the permissions of where they land. Descendants the caller is not editor on are left out (omitted). ' +
-        'At most 10,000 nodes per copy (400 naming ids). Conflict default keepBoth.',
+        `At most ${MAX_COPY_NODES} nodes per copy (400 naming ids). Conflict default keepBoth.`,
       body: CopyBody,
       response: CopyResult,
     },

@@ -85,7 +85,10 @@ export const RenameBody = Type.Object({ name: Name });
 const TreeOpBody = (conflictDefault: string) =>
   Type.Object({
     ids: Type.Array(Id, { minItems: 1, maxItems: 100, uniqueItems: true }),
-    targetSpaceId: Type.Optional({ ...Id, description: 'the target space; default: the space of targetParentId or of the sources' }),
+    targetSpaceId: Type.Optional({
+      ...Id,
+      description: 'the target space; default: the space of targetParentId or of the sources',
+    }),
     targetParentId: OrNull({ ...Id, description: 'the target folder; null: the root of the target space' }),
     conflict: Type.Optional({ ...Conflict, description: `${CONFLICT}; default ${conflictDefault}` }),
   });
