@@ -7,6 +7,7 @@ import {
   driveFileVersions,
   driveNodePermissions,
   driveNodes,
+  driveSpaces,
 } from '../../src/modules/drive/tables.ts';
 import { fileObjects, fileRefs, managedFiles } from '../../src/modules/files/tables.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
@@ -287,6 +288,38 @@ describe('POST /api/drive/nodes/copy', () => {
     );
     expect(res.nodeCount).toBe(1);
     expect(await usedBytes(t, small.id)).toBe(11);
+  });
+
+  it('copies out of an archived (read-only) space, but not into one; moving out of it is refused', async () => {
+    const archived = await space(t, tenantId, { ownerUserId: owner.userId });
+    const active = await space(t, tenantId, { ownerUserId: owner.userId });
+    const f = await file(t, tenantId, archived.id, null, 'kept.txt', 'abc');
+    await t.database.db.update(driveSpaces).set({ archivedAt: new Date() }).where(eq(driveSpaces.id, archived.id));
+    const res = await ok(
+      t,
+      'POST',
+      '/api/drive/nodes/copy',
+      owner.token,
+      { ids: [f.id], targetSpaceId: active.id, targetParentId: null },
+      201,
+    );
+    expect(res.created).toMatchObject([{ spaceId: active.id, name: 'kept.txt', size: 3 }]);
+    const nodes = await rowCount(t, driveNodes);
+    expectError(
+      await copy(owner.token, { ids: [res.created[0].id], targetSpaceId: archived.id, targetParentId: null }),
+      409,
+      'drive.space_archived',
+    );
+    expectError(
+      await call(t.app, 'POST', '/api/drive/nodes/move', {
+        token: owner.token,
+        body: { ids: [f.id], targetSpaceId: active.id, targetParentId: null },
+      }),
+      409,
+      'drive.space_archived',
+    );
+    expect(await rowCount(t, driveNodes)).toBe(nodes);
+    expect((await nodeRow(t, f.id))?.spaceId).toBe(archived.id);
   });
 
   it('refuses a copy that would create more than 1,000 nodes (400 naming ids)', async () => {

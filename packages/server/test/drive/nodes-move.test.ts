@@ -304,5 +304,23 @@ describe('POST /api/drive/nodes/move', () => {
       'drive.space_not_found',
     );
     expect(await placeOf([p.id, own.id])).toEqual(before);
+    // their own node into this tenant's folder or space: not found either
+    const theirSpace = await space(t, other.tenantId, { ownerUserId: other.adminUserId });
+    const theirs = await folder(t, other.tenantId, theirSpace.id, null, 'theirs');
+    const theirsBefore = await placeOf([theirs.id]);
+    for (const url of ['/api/drive/nodes/move', '/api/drive/nodes/copy']) {
+      for (const [body, key] of [
+        [{ ids: [theirs.id], targetParentId: target.id }, 'drive.node_not_found'],
+        [{ ids: [theirs.id], targetSpaceId: s.id, targetParentId: null }, 'drive.space_not_found'],
+      ] as [object, string][]) {
+        expectError(await call(t.app, 'POST', url, { token: other.adminToken, body }), 404, key);
+      }
+    }
+    expect(await placeOf([theirs.id])).toEqual(theirsBefore);
+    expect(
+      (await t.database.db.select().from(driveNodes).where(eq(driveNodes.spaceId, s.id))).some(
+        (n) => n.name === 'theirs',
+      ),
+    ).toBe(false);
   });
 });

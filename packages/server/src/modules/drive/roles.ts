@@ -44,8 +44,11 @@ export const OPERATION_ROLE = {
 
 export type DriveOperation = keyof typeof OPERATION_ROLE;
 
-/** Operations an archived (read-only) space still allows. */
-const READ_ONLY: ReadonlySet<DriveOperation> = new Set(['browse', 'preview', 'download', 'zip', 'archive']);
+/**
+ * Operations an archived (read-only) space still allows. Copying out reads the source only (the
+ * target's own `create` check refuses a copy into an archived space).
+ */
+const READ_ONLY: ReadonlySet<DriveOperation> = new Set(['browse', 'preview', 'download', 'zip', 'copy', 'archive']);
 
 export function allows(role: DriveRole | null, op: DriveOperation): boolean {
   return roleRank(role) >= roleRank(OPERATION_ROLE[op]);
