@@ -8,6 +8,7 @@ import type { DriveDirectory } from './access/types.ts';
 import { createActivityLog } from './activities/activity-service.ts';
 import type { DriveCore } from './core.ts';
 import { driveJobs } from './jobs.ts';
+import { createNodesArea, nodeRoutes } from './nodes/index.ts';
 import { createRecycleArea } from './recycle/index.ts';
 import { driveSettings } from './settings.ts';
 import { spaceManagerIds } from './spaces/managers.ts';
@@ -60,6 +61,7 @@ export function createDriveModule(
   const recycleArea = createRecycleArea(core);
   const uploads = createUploadsService({ ...core, log: ctx.log });
   const versionsService = createVersionsService({ ...core, log: ctx.log });
+  const nodeArea = createNodesArea(core);
 
   ctx.jobs.register(driveJobs, () => ({
     clock,
@@ -79,6 +81,7 @@ export function createDriveModule(
         recycleArea.routes(scope);
         uploadRoutes(scope, uploads);
         versionRoutes(scope, versionsService, uploads);
+        nodeRoutes(scope, nodeArea);
       });
     },
   };

@@ -46,12 +46,17 @@ export const OPERATION_ROLE = {
 
 export type DriveOperation = keyof typeof OPERATION_ROLE;
 
-/** Operations an archived (read-only) space still allows: reads, unarchive, and deleting the whole space. */
+/**
+ * Operations an archived (read-only) space still allows: reads, unarchive, deleting the whole space,
+ * and copying out (it reads the source only; the target's own `create` check refuses a copy into an
+ * archived space).
+ */
 const READ_ONLY: ReadonlySet<DriveOperation> = new Set([
   'browse',
   'preview',
   'download',
   'zip',
+  'copy',
   'archive',
   'deleteSpace',
 ]);

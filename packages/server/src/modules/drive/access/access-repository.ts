@@ -26,7 +26,9 @@ export function subjectMatch(t: { subjectType: PgColumn; subjectId: PgColumn }, 
   return parts.length ? (or(...parts) as SQL) : sql`false`;
 }
 
-const live = (now: Date) => or(isNull(driveNodePermissions.expiresAt), gt(driveNodePermissions.expiresAt, now)) as SQL;
+/** SQL: a grant not expired at `now`. */
+export const live = (now: Date) =>
+  or(isNull(driveNodePermissions.expiresAt), gt(driveNodePermissions.expiresAt, now)) as SQL;
 
 /** The space member rows matching the caller. */
 export const memberRowsOf = (db: Db, spaceId: number, s: SubjectSet) =>
@@ -46,7 +48,8 @@ export const grantsOn = (db: Db, nodeIds: number[], s: SubjectSet) =>
           and(sql`${driveNodePermissions.nodeId} = any(${intArray(nodeIds)})`, subjectMatch(driveNodePermissions, s)),
         );
 
-const RANK = sql`array_position(array['viewer','downloader','editor','manager']::text[], ${driveNodePermissions.role})`;
+/** SQL: a grant's role as its rank (1 viewer … 4 manager). */
+export const RANK = sql`array_position(array['viewer','downloader','editor','manager']::text[], ${driveNodePermissions.role})`;
 
 /**
  * SQL: the caller's rank (0–4) on each `drive_nodes` row of the query, given the rank of its

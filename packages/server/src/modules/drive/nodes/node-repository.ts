@@ -136,6 +136,8 @@ export async function rewriteSubtree(
     inheritPermissions: boolean;
     /** a move to another space carries the subtree there */
     spaceId?: number;
+    /** a move that keeps both names the node anew in its new folder (one statement: no interim clash) */
+    name?: string;
   },
   now: Date,
 ) {
@@ -150,6 +152,7 @@ export async function rewriteSubtree(
       aclOpen: next.aclOpen,
       inheritPermissions: next.inheritPermissions,
       ...space,
+      ...(next.name !== undefined ? { name: next.name } : {}),
       updatedAt: now,
     })
     .where(eq(driveNodes.id, id));

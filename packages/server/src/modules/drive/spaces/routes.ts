@@ -19,7 +19,7 @@ import type { SpacesService } from './spaces-service.ts';
 
 /** `/api/drive/spaces`: my spaces, space CRUD, archive, members and ownership transfer (spec §4.3). */
 export function spaceRoutes(app: FastifyInstance, spaces: SpacesService, members: SpaceMembersService) {
-  const tags = ['Drive spaces'];
+  const tags = ['DriveSpaces'];
   const base = { auth: 'user', feature: 'drive' } as const;
   const canView = 'drive:space:view';
   const canEdit = 'drive:space:edit';

@@ -22,7 +22,7 @@ import {
 } from './schemas.ts';
 import { toFileNodeView, type UploadsService } from './uploads-service.ts';
 
-const tags = ['Drive files'];
+const tags = ['DriveFiles'];
 const feature = 'drive';
 const edit = 'drive:node:edit';
 /** an active document is never run from the API's origin, whatever it is */

@@ -8,7 +8,7 @@ import type { UploadsService } from '../uploads/uploads-service.ts';
 import { PinBody, VersionParams, VersionView } from './schemas.ts';
 import { toVersionView, type VersionsService } from './versions-service.ts';
 
-const tags = ['Drive versions'];
+const tags = ['DriveVersions'];
 const feature = 'drive';
 
 /** A file's versions: the history, a new version from bytes, rollback, pin. */

@@ -4,7 +4,7 @@ import { IdParams, PageOf } from '../../../../platform/http/schemas.ts';
 import type { HoldsService } from '../holds-service.ts';
 import { HoldCreateBody, HoldListQuery, HoldReleaseBody, HoldView } from '../schemas.ts';
 
-const tags = ['Drive'];
+const tags = ['DriveLegalHolds'];
 const permission = 'drive:admin:space:edit';
 
 /** Legal holds, for drive administrators (spec §2.2): place, release, list. */

@@ -4,7 +4,7 @@ import { IdParams, Ok } from '../../../../platform/http/schemas.ts';
 import type { LocksService } from '../locks-service.ts';
 import { LockBody, LockView } from '../schemas.ts';
 
-const tags = ['Drive'];
+const tags = ['DriveLocks'];
 
 /** Check-out locks of files (spec §3.5). */
 export function lockRoutes(app: FastifyInstance, locks: LocksService) {

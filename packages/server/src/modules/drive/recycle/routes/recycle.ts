@@ -13,7 +13,7 @@ import {
   RestoreResult,
 } from '../schemas.ts';
 
-const tags = ['Drive'];
+const tags = ['DriveRecycleBin'];
 
 /** Delete to the recycle bin, and the bin: list, restore, purge, empty (spec §3.5, §4.3). */
 export function recycleRoutes(app: FastifyInstance, recycle: RecycleService) {
