@@ -62,6 +62,12 @@ export const driveErrors = {
       'drive.hash_mismatch',
       'The uploaded bytes do not match the declared SHA-256; the upload was aborted',
     ),
+  grantExists: () =>
+    httpErrors.conflict(
+      'drive.grant_exists',
+      'The subject already has a grant on this node; change it (PUT) instead',
+      'subjectId',
+    ),
   memberExists: () =>
     httpErrors.conflict('drive.member_exists', 'The subject is already a member of this space', 'subjectId'),
 };

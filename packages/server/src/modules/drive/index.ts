@@ -6,8 +6,12 @@ import type { Notifier } from '../messaging/index.ts';
 import { createAccessService } from './access/access-service.ts';
 import type { DriveDirectory } from './access/types.ts';
 import { createActivityLog } from './activities/activity-service.ts';
+import { createActivityFeedService } from './activities/feed-service.ts';
+import { activityRoutes } from './activities/routes.ts';
 import type { DriveCore } from './core.ts';
 import { driveJobs } from './jobs.ts';
+import { createGrantsService } from './permissions/grants-service.ts';
+import { permissionRoutes } from './permissions/routes.ts';
 import { driveSettings } from './settings.ts';
 import { spaceManagerIds } from './spaces/managers.ts';
 import { createUsageService } from './spaces/usage-service.ts';
@@ -47,6 +51,8 @@ export function createDriveModule(
   const core: DriveCore = { db, clock, settings: ctx.settings, ...deps, access, activities, usage, versions };
 
   // areas: built here from the core (each adds its line)
+  const grants = createGrantsService(core);
+  const activityFeed = createActivityFeedService(core);
 
   ctx.jobs.register(driveJobs, () => ({
     clock,
@@ -62,6 +68,8 @@ export function createDriveModule(
       await app.register(async (scope) => {
         await uploadBodies(scope);
         // areas: routes (each adds its line)
+        permissionRoutes(scope, grants);
+        activityRoutes(scope, activityFeed);
       });
     },
   };

@@ -49,7 +49,7 @@ export async function chargeUsage(
   quotaBytes: number,
   opts: { column?: 'used' | 'reserved'; fromReservation?: boolean } = {},
 ): Promise<{ usedBytes: number; reservedBytes: number } | null> {
-  const fits = sql`(${quotaBytes} = 0 or ${driveSpaces.usedBytes} + ${driveSpaces.reservedBytes} + ${bytes} <= ${quotaBytes})`;
+  const fits = sql`(${quotaBytes}::bigint = 0 or ${driveSpaces.usedBytes} + ${driveSpaces.reservedBytes} + ${bytes} <= ${quotaBytes})`;
   const set =
     opts.column === 'reserved'
       ? { reservedBytes: sql`${driveSpaces.reservedBytes} + ${bytes}` }
