@@ -20,6 +20,10 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'SystemConfigs', description: 'System configuration entries' },
   { name: 'Notices', description: 'Notices with live push' },
   { name: 'Files', description: 'Managed files, uploads and storage configurations' },
+  {
+    name: 'Drive permissions',
+    description: 'Enterprise drive: grants, inheritance, why a subject has its role, node activities',
+  },
   { name: 'AsyncTasks', description: 'My long-running tasks: progress, cancel, result download' },
   { name: 'ExportJobs', description: 'Exports that run as tasks (CSV result files)' },
   { name: 'Notifications', description: 'Event catalog, overrides, preferences, dispatch log, unsubscribe' },
