@@ -84,6 +84,12 @@ export const driveErrors = {
     new AppError(409, 'drive.version_is_current', 'This version is already the current one', {
       details: [{ field: 'versionId', message: 'is the current version' }],
     }),
+  grantExists: () =>
+    httpErrors.conflict(
+      'drive.grant_exists',
+      'The subject already has a grant on this node; change it (PUT) instead',
+      'subjectId',
+    ),
   memberExists: () =>
     httpErrors.conflict('drive.member_exists', 'The subject is already a member of this space', 'subjectId'),
   adminRequired: (what: string, field?: string) =>

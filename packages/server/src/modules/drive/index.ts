@@ -6,9 +6,13 @@ import type { Notifier } from '../messaging/index.ts';
 import { createAccessService } from './access/access-service.ts';
 import type { DriveDirectory } from './access/types.ts';
 import { createActivityLog } from './activities/activity-service.ts';
+import { createActivityFeedService } from './activities/feed-service.ts';
+import { activityRoutes } from './activities/routes.ts';
 import type { DriveCore } from './core.ts';
 import { driveJobs } from './jobs.ts';
 import { createNodesArea, nodeRoutes } from './nodes/index.ts';
+import { createGrantsService } from './permissions/grants-service.ts';
+import { permissionRoutes } from './permissions/routes.ts';
 import { createRecycleArea } from './recycle/index.ts';
 import { driveSettings } from './settings.ts';
 import { spaceManagerIds } from './spaces/managers.ts';
@@ -62,6 +66,8 @@ export function createDriveModule(
   const uploads = createUploadsService({ ...core, log: ctx.log });
   const versionsService = createVersionsService({ ...core, log: ctx.log });
   const nodeArea = createNodesArea(core);
+  const grants = createGrantsService(core);
+  const activityFeed = createActivityFeedService(core);
 
   ctx.jobs.register(driveJobs, () => ({
     clock,
@@ -82,6 +88,8 @@ export function createDriveModule(
         uploadRoutes(scope, uploads);
         versionRoutes(scope, versionsService, uploads);
         nodeRoutes(scope, nodeArea);
+        permissionRoutes(scope, grants);
+        activityRoutes(scope, activityFeed);
       });
     },
   };

@@ -33,6 +33,10 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'DriveRecycleBin', description: 'Drive delete to the recycle bin, restore, purge, empty' },
   { name: 'DriveLocks', description: 'Drive check-out locks' },
   { name: 'DriveLegalHolds', description: 'Drive legal holds (administrators)' },
+  {
+    name: 'DrivePermissions',
+    description: 'Drive grants, inheritance, why a subject has its role, node activities',
+  },
   { name: 'AsyncTasks', description: 'My long-running tasks: progress, cancel, result download' },
   { name: 'ExportJobs', description: 'Exports that run as tasks (CSV result files)' },
   { name: 'Notifications', description: 'Event catalog, overrides, preferences, dispatch log, unsubscribe' },

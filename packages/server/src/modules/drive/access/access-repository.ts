@@ -70,3 +70,14 @@ export function visibleNodes(s: SubjectSet, spaceRank: number, now: Date): SQL {
     where ${driveNodePermissions.nodeId} = any(${driveNodes.aclChainIds}) and ${subjectMatch(driveNodePermissions, s)} and ${live(now)})`;
   return spaceRank > 0 ? (or(driveNodes.aclOpen, granted) as SQL) : granted;
 }
+
+/**
+ * The caller's rank (0–4) on every node of a space (any state; `extra` narrows the rows): the
+ * SQL form read back whole, for listings that show each node's role and for the randomized test
+ * that holds it to the resolver.
+ */
+export const rolesOfNodes = (db: Db, s: SubjectSet, spaceRank: number, now: Date, spaceId: number, extra?: SQL) =>
+  db
+    .select({ id: driveNodes.id, rank: effectiveRankSql(s, spaceRank, now).mapWith(Number) })
+    .from(driveNodes)
+    .where(and(eq(driveNodes.spaceId, spaceId), extra));

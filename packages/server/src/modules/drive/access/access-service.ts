@@ -47,7 +47,19 @@ export function createAccessService(deps: { db: Db; clock: () => Date; directory
   async function caller(scope: Scope): Promise<DriveCaller> {
     const user = userOf(scope);
     if (!user) throw httpErrors.unauthenticated();
-    const subjects = await directory.grantSubjectsOfUser(scope.tenantId, user.userId);
+    // a super administrator working inside a tenant (X-Tenant-Id) is no user of it: no department,
+    // role or group there, and manager everywhere anyway
+    const visiting = user.isSuper && user.tenantId !== scope.tenantId;
+    const subjects = visiting
+      ? {
+          userId: user.userId,
+          departmentId: null,
+          departmentIds: [],
+          headOfDepartmentIds: [],
+          roleIds: [],
+          groupIds: [],
+        }
+      : await directory.grantSubjectsOfUser(scope.tenantId, user.userId);
     if (!subjects) throw httpErrors.unauthenticated('The signed-in user is no longer active');
     return {
       scope,
@@ -183,17 +195,28 @@ export function createAccessService(deps: { db: Db; clock: () => Date; directory
     /**
      * Why a subject has the role it has on a node: each source, whether it applies, and the
      * result. A user is seen with their departments, roles and groups; a department with its
-     * ancestors; a role or a group alone.
+     * ancestors; a role or a group alone. `opts.caller`: the subject is the caller, seen as the
+     * request sees them (their administrator standing included; other users' menu permissions are
+     * identity's, so the explanation shows their drive sources).
      */
-    async explain(scope: Scope, node: NodeRow, space: SpaceRow, subject: GrantSubject) {
-      const [named] = await directory.describeSubjects(scope.tenantId, [subject]);
+    async explain(
+      scope: Scope,
+      node: NodeRow,
+      space: SpaceRow,
+      subject: GrantSubject,
+      opts: { caller?: DriveCaller } = {},
+    ) {
+      const self = opts.caller && subject.type === 'user' && subject.id === opts.caller.userId ? opts.caller : null;
+      const [described] = await directory.describeSubjects(scope.tenantId, [subject]);
+      const named = described ?? (self ? { ...subject, name: userOf(scope)?.username ?? `user #${subject.id}` } : null);
       if (!named) throw driveErrors.subjectNotFound('subjectId');
       let who: Parameters<typeof spaceSources>[1];
-      if (subject.type === 'user') {
+      if (self) {
+        who = whoOf(self);
+      } else if (subject.type === 'user') {
         const s = await directory.grantSubjectsOfUser(scope.tenantId, subject.id);
         if (!s) throw driveErrors.subjectNotFound('subjectId');
-        const admin = false; // permissions are the identity module's: the explanation shows drive sources
-        who = { set: toSet(s), user: { userId: s.userId, admin, headOf: s.headOfDepartmentIds } };
+        who = { set: toSet(s), user: { userId: s.userId, admin: false, headOf: s.headOfDepartmentIds } };
       } else if (subject.type === 'department') {
         const chain = (await directory.departmentChain(scope.tenantId, subject.id)) ?? [subject.id];
         who = { set: { userIds: [], departmentIds: chain, roleIds: [], groupIds: [] } };

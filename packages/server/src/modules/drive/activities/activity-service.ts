@@ -1,3 +1,4 @@
+import type { SQL } from 'drizzle-orm';
 import { type Scope, userOf } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import * as repo from './activity-repository.ts';
@@ -43,16 +44,17 @@ export function createActivityLog(deps: { db: Db; clock: () => Date }) {
         })),
       ),
 
-    list: async (scope: Scope, nodeId: number, q: { limit: number; before?: number }) =>
+    list: async (scope: Scope, nodeId: number, q: { limit: number; before?: number; subtree?: SQL }) =>
       (await repo.nodeActivities(deps.db, scope, nodeId, q)).map(toActivityView),
 
-    /** The partitions of this month and the next two (system task `drive.activityPartitions`). */
+    /** The partitions of this month and the next two (system task `drive.activityPartitions`); idempotent. */
     async ensurePartitions(now: Date = deps.clock()) {
       const made: string[] = [];
       for (let i = 0; i <= 2; i++) {
-        made.push(
-          await repo.ensureMonthPartition(deps.db, new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + i, 1))),
-        );
+        const p = repo.monthPartition(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + i, 1)));
+        if (!(await repo.partitionExists(deps.db, p.name)))
+          await deps.db.transaction((tx) => repo.createMonthPartition(tx, p));
+        made.push(p.name);
       }
       return { partitions: made };
     },
