@@ -132,6 +132,7 @@ describe('POST /api/tenants', () => {
       'System',
       'Messaging',
       'Monitor',
+      'Drive',
       'Open Platform',
       'Profile',
       'Notification center',

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { file, folder } from '../drive/drive-fixtures.ts';
 import { managedFileRow } from '../files/files-helpers.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { createTenant, type TenantFixture } from '../helpers/fixtures.ts';
@@ -22,6 +23,8 @@ let t: TestApp;
 let a: TenantFixture;
 let b: TenantFixture;
 const idsOfB = new Map<string, number>();
+/** ids of B's rows under another of B's rows (`/api/drive/spaces/{id}/members/{memberId}`) */
+const nestedOfB: Record<string, number> = {};
 
 type Doc = {
   paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: object }> } }>>;
@@ -132,7 +135,37 @@ beforeAll(async () => {
   );
   const sessions = await call(t.app, 'GET', '/api/online-sessions', { token: b.adminToken });
   idsOfB.set('/api/online-sessions', sessions.json().data.list[0].id);
+  await driveRowsOfB();
 });
+
+/** B's drive: a team space with a member, a folder holding a file with a grant and a hold, an upload session. */
+async function driveRowsOfB() {
+  const bUser = idsOfB.get('/api/users') as number;
+  const spaceId = await createInB('/api/drive/spaces', { type: 'team', name: 'B space' });
+  idsOfB.set('/api/drive/spaces', spaceId);
+  nestedOfB.memberId = await createInB(`/api/drive/spaces/${spaceId}/members`, {
+    subjectType: 'user',
+    subjectId: bUser,
+    role: 'viewer',
+  });
+  const dir = await folder(t, b.tenantId, spaceId, null, 'B folder');
+  const doc = await file(t, b.tenantId, spaceId, dir, 'b.txt');
+  idsOfB.set('/api/drive/nodes', doc.id);
+  nestedOfB.versionId = doc.currentVersionId as number;
+  nestedOfB.grantId = await createInB(`/api/drive/nodes/${doc.id}/permissions`, {
+    subjectType: 'user',
+    subjectId: bUser,
+    role: 'viewer',
+  });
+  idsOfB.set(
+    '/api/drive/admin/legal-holds',
+    await createInB('/api/drive/admin/legal-holds', { nodeId: dir.id, reason: 'B' }),
+  );
+  const init = { spaceId, name: 'b.bin', size: 10, chunkSize: 1024 };
+  const session = await call(t.app, 'POST', '/api/drive/nodes/upload/init', { token: b.adminToken, body: init });
+  if (session.statusCode >= 300) throw new Error(`setup drive upload init failed: ${session.body}`);
+  idsOfB.set('/api/drive/nodes/upload', session.json().data.sessionId);
+}
 afterAll(async () => t?.close());
 
 /**
@@ -162,7 +195,10 @@ describe('tenant isolation', () => {
         continue;
       }
       for (const [method, op] of Object.entries(ops)) {
-        const url = path.replace('{id}', String(id ?? 1)).replace('{index}', '0');
+        const url = path
+          .replace('{id}', String(id ?? 1))
+          .replace('{index}', '0')
+          .replace(/\{(\w+)\}/g, (_, name: string) => String(nestedOfB[name] ?? 1));
         const schema = op.requestBody?.content['application/json']?.schema;
         const res = await call(t.app, method.toUpperCase() as 'GET', url, {
           token: a.adminToken,

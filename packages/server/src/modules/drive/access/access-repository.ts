@@ -1,7 +1,8 @@
 import { and, eq, gt, isNull, or, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../../platform/db/client.ts';
-import { driveNodePermissions, driveNodes, driveSpaceMembers, type SubjectType } from '../tables.ts';
+import { tenantFilter } from '../../../platform/db/scoped.ts';
+import { driveNodePermissions, driveNodes, driveSpaceMembers, driveSpaces, type SubjectType } from '../tables.ts';
 
 /**
  * The queries of effective roles (spec §5.5). A caller is a set of subjects: a user id, its
@@ -29,6 +30,51 @@ export function subjectMatch(t: { subjectType: PgColumn; subjectId: PgColumn }, 
 /** SQL: a grant not expired at `now`. */
 export const live = (now: Date) =>
   or(isNull(driveNodePermissions.expiresAt), gt(driveNodePermissions.expiresAt, now)) as SQL;
+
+/**
+ * In one round trip, what a role is computed from besides the space row itself: the caller's
+ * member rows of the space (unless `members` is false: personal spaces have none) and the
+ * caller's grants on the given nodes (a node's acl chain), expired ones included (the explanation
+ * shows them).
+ */
+export async function sourceRows(db: Db, spaceId: number, members: boolean, chain: number[], s: SubjectSet) {
+  const m = driveSpaceMembers;
+  const g = driveNodePermissions;
+  const memberRows = db
+    .select({
+      kind: sql<'member' | 'grant'>`'member'`.as('kind'),
+      subjectType: m.subjectType,
+      subjectId: m.subjectId,
+      role: m.role,
+      nodeId: sql<number | null>`null::int`.as('node_id'),
+      expiresAt: sql<string | null>`null::timestamptz`.as('expires_at'),
+    })
+    .from(m)
+    .where(and(eq(m.spaceId, spaceId), members ? subjectMatch(m, s) : sql`false`));
+  const grantRows = db
+    .select({
+      kind: sql<'member' | 'grant'>`'grant'`.as('kind'),
+      subjectType: g.subjectType,
+      subjectId: g.subjectId,
+      role: g.role,
+      nodeId: sql<number | null>`${g.nodeId}`.as('node_id'),
+      expiresAt: sql<string | null>`${g.expiresAt}`.as('expires_at'),
+    })
+    .from(g)
+    .where(and(sql`${g.nodeId} = any(${intArray(chain)})`, subjectMatch(g, s)));
+  const rows = await memberRows.unionAll(grantRows);
+  return rows.map((r) => ({ ...r, expiresAt: r.expiresAt === null ? null : new Date(r.expiresAt) }));
+}
+
+/** A node with its space, one statement (the gate of every node operation). */
+export async function nodeWithSpace(db: Db, tenant: { tenantId: number | null }, nodeId: number) {
+  const [row] = await db
+    .select({ node: driveNodes, space: driveSpaces })
+    .from(driveNodes)
+    .innerJoin(driveSpaces, eq(driveSpaces.id, driveNodes.spaceId))
+    .where(and(eq(driveNodes.id, nodeId), tenantFilter(driveNodes, tenant)));
+  return row ?? null;
+}
 
 /** The space member rows matching the caller. */
 export const memberRowsOf = (db: Db, spaceId: number, s: SubjectSet) =>

@@ -3,7 +3,6 @@ import type { Db } from '../../../platform/db/client.ts';
 import { httpErrors } from '../../../platform/http/errors.ts';
 import { driveErrors } from '../errors.ts';
 import type { NodeRow } from '../nodes/node-repository.ts';
-import * as nodes from '../nodes/node-repository.ts';
 import { assertAllowed, type DriveOperation, maxRole, roleRank } from '../roles.ts';
 import type { SpaceRow } from '../spaces/space-repository.ts';
 import * as spaces from '../spaces/space-repository.ts';
@@ -70,11 +69,11 @@ export function createAccessService(deps: { db: Db; clock: () => Date; directory
     };
   }
 
-  /** The space role of a subject set and where it comes from (§5.5's table per space type). */
-  async function spaceSources(
-    space: SpaceRow,
-    who: { set: repo.SubjectSet; user?: { userId: number; admin: boolean; headOf: number[] } },
-  ): Promise<RoleSource[]> {
+  type Who = { set: repo.SubjectSet; user?: { userId: number; admin: boolean; headOf: number[] } };
+  type SourceRow = Awaited<ReturnType<typeof repo.sourceRows>>[number];
+
+  /** The space role sources that need no query: administrator, owner, head, department member, signed-in user. */
+  function fixedSpaceSources(space: SpaceRow, who: Who): RoleSource[] {
     const out: RoleSource[] = [];
     const u = who.user;
     if (u?.admin)
@@ -82,7 +81,6 @@ export function createAccessService(deps: { db: Db; clock: () => Date; directory
     if (u && space.type !== 'department' && space.ownerUserId === u.userId) {
       out.push({ kind: 'owner', role: 'manager', applies: true });
     }
-    if (space.type === 'personal') return out;
     if (space.type === 'department' && space.departmentId !== null) {
       if (u?.headOf.includes(space.departmentId)) out.push({ kind: 'departmentHead', role: 'manager', applies: true });
       if (space.defaultMemberRole && who.set.departmentIds.includes(space.departmentId)) {
@@ -102,35 +100,58 @@ export function createAccessService(deps: { db: Db; clock: () => Date; directory
         reason: 'every signed-in user of the tenant',
       });
     }
-    for (const m of await repo.memberRowsOf(db, space.id, who.set)) {
-      out.push({ kind: 'member', role: m.role, subject: { type: m.subjectType, id: m.subjectId }, applies: true });
-    }
     return out;
   }
 
-  /** A node's role from its space sources and its chain's grants. */
-  async function nodeSources(node: NodeRow, spaceSrc: RoleSource[], set: repo.SubjectSet): Promise<RoleSource[]> {
-    const spaceRole = best(spaceSrc);
-    if (spaceRole === 'manager') return spaceSrc;
+  /**
+   * Every source of a role in a space and, with a node, on the node (§5.5): the space sources
+   * (the members table only outside personal spaces), then — unless the space role is already
+   * manager — the grants along the node's acl chain, the space role counting only where
+   * `acl_open`. At most one query, none for a manager by standing (administrator, owner, head).
+   */
+  async function sourcesOf(space: SpaceRow, node: NodeRow | null, who: Who, opts: { explain?: boolean } = {}) {
+    const fixed = fixedSpaceSources(space, who);
+    if (!opts.explain && best(fixed) === 'manager') return fixed;
+    const rows = await repo.sourceRows(db, space.id, space.type !== 'personal', node?.aclChainIds ?? [], who.set);
+    const spaceSrc = [
+      ...fixed,
+      ...rows
+        .filter((r) => r.kind === 'member')
+        .map(
+          (m): RoleSource => ({
+            kind: 'member',
+            role: m.role,
+            subject: { type: m.subjectType, id: m.subjectId },
+            applies: true,
+          }),
+        ),
+    ];
+    if (!node || best(spaceSrc) === 'manager') return spaceSrc;
+    return [...spaceSrc.map((src) => (node.aclOpen ? src : cutByBreak(src))), ...grantSources(rows)];
+  }
+
+  const cutByBreak = (src: RoleSource): RoleSource => ({
+    ...src,
+    applies: false,
+    reason: 'inheritance is broken above this node: the space role does not reach it',
+  });
+
+  function grantSources(rows: SourceRow[]): RoleSource[] {
     const now = clock();
-    const out = spaceSrc.map((s) =>
-      node.aclOpen
-        ? s
-        : { ...s, applies: false, reason: 'inheritance is broken above this node: the space role does not reach it' },
-    );
-    for (const g of await repo.grantsOn(db, node.aclChainIds, set)) {
-      const expired = g.expiresAt !== null && g.expiresAt <= now;
-      out.push({
-        kind: 'grant',
-        role: g.role,
-        subject: { type: g.subjectType, id: g.subjectId },
-        nodeId: g.nodeId,
-        expiresAt: g.expiresAt,
-        applies: !expired,
-        ...(expired ? { reason: 'expired' } : {}),
+    return rows
+      .filter((r) => r.kind === 'grant')
+      .map((g) => {
+        const expired = g.expiresAt !== null && g.expiresAt <= now;
+        return {
+          kind: 'grant',
+          role: g.role,
+          subject: { type: g.subjectType, id: g.subjectId },
+          nodeId: g.nodeId as number,
+          expiresAt: g.expiresAt,
+          applies: !expired,
+          ...(expired ? { reason: 'expired' } : {}),
+        };
       });
-    }
-    return out;
   }
 
   const whoOf = (c: DriveCaller) => ({
@@ -155,12 +176,12 @@ export function createAccessService(deps: { db: Db; clock: () => Date; directory
 
     /** The caller's role in a space (null: none). */
     async spaceRole(c: DriveCaller, space: SpaceRow): Promise<DriveRole | null> {
-      return best(await spaceSources(space, whoOf(c)));
+      return best(await sourcesOf(space, null, whoOf(c)));
     },
 
     /** The caller's role on a node of a space. */
     async nodeRole(c: DriveCaller, node: NodeRow, space: SpaceRow): Promise<DriveRole | null> {
-      return best(await nodeSources(node, await spaceSources(space, whoOf(c)), c.set));
+      return best(await sourcesOf(space, node, whoOf(c)));
     },
 
     /**
@@ -169,10 +190,10 @@ export function createAccessService(deps: { db: Db; clock: () => Date; directory
      * caller has no role on is not found.
      */
     async authorizeNode(c: DriveCaller, nodeId: number, op: DriveOperation, opts: { deleted?: boolean } = {}) {
-      const node = await nodes.findNode(db, c.scope, nodeId);
-      if (!node || (node.deletedAt !== null) !== (opts.deleted ?? false)) throw driveErrors.nodeNotFound();
-      const space = await spaceOrThrow(c.scope, node.spaceId);
-      const role = best(await nodeSources(node, await spaceSources(space, whoOf(c)), c.set));
+      const found = await repo.nodeWithSpace(db, c.scope, nodeId);
+      if (!found || (found.node.deletedAt !== null) !== (opts.deleted ?? false)) throw driveErrors.nodeNotFound();
+      const { node, space } = found;
+      const role = best(await sourcesOf(space, node, whoOf(c)));
       assertAllowed(role, op, { archived: space.archivedAt !== null });
       return { node, space, role: role as DriveRole };
     },
@@ -180,7 +201,7 @@ export function createAccessService(deps: { db: Db; clock: () => Date; directory
     /** The gate of operations on a space itself, or on its root folder (parentId null). */
     async authorizeSpace(c: DriveCaller, spaceId: number, op: DriveOperation) {
       const space = await spaceOrThrow(c.scope, spaceId);
-      const role = best(await spaceSources(space, whoOf(c)));
+      const role = best(await sourcesOf(space, null, whoOf(c)));
       if (role === null) throw driveErrors.spaceNotFound();
       assertAllowed(role, op, { archived: space.archivedAt !== null });
       return { space, role };
@@ -188,7 +209,7 @@ export function createAccessService(deps: { db: Db; clock: () => Date; directory
 
     /** Rank of the caller's space role, for listings (access-repository's SQL form of the rule). */
     async listingAccess(c: DriveCaller, space: SpaceRow) {
-      const rank = roleRank(best(await spaceSources(space, whoOf(c))));
+      const rank = roleRank(best(await sourcesOf(space, null, whoOf(c))));
       return { set: c.set, spaceRank: rank, now: clock() };
     },
 
@@ -210,7 +231,7 @@ export function createAccessService(deps: { db: Db; clock: () => Date; directory
       const [described] = await directory.describeSubjects(scope.tenantId, [subject]);
       const named = described ?? (self ? { ...subject, name: userOf(scope)?.username ?? `user #${subject.id}` } : null);
       if (!named) throw driveErrors.subjectNotFound('subjectId');
-      let who: Parameters<typeof spaceSources>[1];
+      let who: Who;
       if (self) {
         who = whoOf(self);
       } else if (subject.type === 'user') {
@@ -230,7 +251,7 @@ export function createAccessService(deps: { db: Db; clock: () => Date; directory
           },
         };
       }
-      const sources = await nodeSources(node, await spaceSources(space, who), who.set);
+      const sources = await sourcesOf(space, node, who, { explain: true });
       return { subject: named, role: best(sources), aclOpen: node.aclOpen, chainNodeIds: node.aclChainIds, sources };
     },
   };

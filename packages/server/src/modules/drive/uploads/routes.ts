@@ -12,7 +12,6 @@ import {
   ContentQuery,
   PrecheckBody,
   PrecheckResult,
-  SessionParams,
   UploadedNode,
   UploadForm,
   UploadInitBody,
@@ -103,7 +102,7 @@ export function uploadRoutes(app: FastifyInstance, uploads: UploadsService) {
 
   route(app, {
     method: 'GET',
-    url: '/api/drive/nodes/upload/:sessionId',
+    url: '/api/drive/nodes/upload/:id',
     operation: 'drive.upload.get',
     auth: 'user',
     permission: edit,
@@ -111,10 +110,10 @@ export function uploadRoutes(app: FastifyInstance, uploads: UploadsService) {
     schema: {
       tags,
       summary: 'A chunked upload with the chunks received so far (to resume)',
-      params: SessionParams,
+      params: IdParams,
       response: UploadSession,
     },
-    handler: async (req) => uploads.status(req.scope, req.params.sessionId),
+    handler: async (req) => uploads.status(req.scope, req.params.id),
   });
 
   route(app, {
@@ -143,7 +142,7 @@ export function uploadRoutes(app: FastifyInstance, uploads: UploadsService) {
 
   route(app, {
     method: 'DELETE',
-    url: '/api/drive/nodes/upload/:sessionId',
+    url: '/api/drive/nodes/upload/:id',
     operation: 'drive.upload.abort',
     auth: 'user',
     permission: edit,
@@ -151,11 +150,11 @@ export function uploadRoutes(app: FastifyInstance, uploads: UploadsService) {
     schema: {
       tags,
       summary: 'Abort a chunked upload: its chunks are deleted, its reservation released',
-      params: SessionParams,
+      params: IdParams,
       response: Ok,
     },
     handler: async (req) => {
-      await uploads.abort(req.scope, req.params.sessionId);
+      await uploads.abort(req.scope, req.params.id);
     },
   });
 

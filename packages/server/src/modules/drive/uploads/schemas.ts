@@ -96,7 +96,6 @@ export const UploadInitResult = Type.Union([
   }),
 ]);
 
-export const SessionParams = Type.Object({ sessionId: Id });
 export const ChunkQuery = Type.Object({ sessionId: Id, index: Type.Integer({ minimum: 0, maximum: INT4_MAX }) });
 export const ChunkReceipt = Type.Object({ index: Type.Integer(), size: Type.Integer(), expiresAt: Timestamp });
 export const CompleteBody = Type.Object({ sessionId: Id }, { additionalProperties: false });
