@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rolesOfNodes, visibleNodes } from '../../src/modules/drive/access/access-repository.ts';
+import { childrenPage } from '../../src/modules/drive/nodes/listing-repository.ts';
 import { insertNode, type NodeRow } from '../../src/modules/drive/nodes/node-repository.ts';
 import { createGrantsService } from '../../src/modules/drive/permissions/grants-service.ts';
 import { roleOfRank, roleRank } from '../../src/modules/drive/roles.ts';
@@ -21,7 +22,7 @@ import { callerOf, plainRole, userGroup } from './permissions-helpers.ts';
 
 /**
  * The effective role three ways, for random trees: (a) the access service's resolver, node by
- * node; (b) its SQL form (effectiveRankSql / visibleNodes, what listings use); (c) a brute-force
+ * node; (b) its SQL form (effectiveRankSql / visibleNodes) and the folder listing's query; (c) a brute-force
  * model of spec §5.5 written here from the raw rows (parent links, inherit flags, grants,
  * members, departments) — no acl_chain_ids, no acl_open. All three must agree for every
  * (user, node); inheritance is also changed through the grants service, so the tree columns it
@@ -331,6 +332,35 @@ describe('effective roles: resolver, SQL and a brute-force model agree on random
             disagreements.push(
               `seed ${seed} user ${u.id} node ${n.id} (${n.name}): model ${brute}, resolver ${resolver}, sql ${sql}, explain ${explained}, visible ${visible.has(n.id)}`,
             );
+          }
+        }
+      }
+      // what the folder listing returns (its SQL, with the shortcut for children that inherit from a
+      // folder the caller may browse): the root and every folder the model lets the user browse
+      for (const u of w.people) {
+        const c = await callerOf(t, w.tenantId, u.id, { permissions: u.admin ? [ADMIN] : [] });
+        const l = await access.listingAccess(c, w.sp);
+        const a = { set: l.set, now: l.now, spaceRanks: new Map([[w.sp.id, l.spaceRank]]) };
+        const parents = [
+          null,
+          ...nodeRows.filter((n) => n.type === 'folder' && expected(u, n.id) !== null).map((n) => n.id),
+        ];
+        for (const parentId of parents) {
+          const page = await childrenPage(db, c.scope, u.id, a, {
+            spaceId: w.sp.id,
+            parentId,
+            sort: 'name',
+            order: 'asc',
+            page: 1,
+            pageSize: 200,
+          });
+          const listed = page.list.map((r) => `${r.id}:${roleOfRank(r.rank)}`).sort();
+          const want = nodeRows
+            .filter((n) => n.parentId === parentId && expected(u, n.id) !== null)
+            .map((n) => `${n.id}:${expected(u, n.id)}`)
+            .sort();
+          if (listed.join() !== want.join()) {
+            disagreements.push(`seed ${seed} user ${u.id} listing of ${parentId ?? 'root'}: ${listed} ≠ model ${want}`);
           }
         }
       }

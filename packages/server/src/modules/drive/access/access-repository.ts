@@ -1,8 +1,14 @@
 import { and, eq, gt, isNull, or, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../../platform/db/client.ts';
-import { tenantFilter } from '../../../platform/db/scoped.ts';
-import { driveNodePermissions, driveNodes, driveSpaceMembers, driveSpaces, type SubjectType } from '../tables.ts';
+import {
+  type DriveRole,
+  driveNodePermissions,
+  driveNodes,
+  driveSpaceMembers,
+  driveSpaces,
+  type SubjectType,
+} from '../tables.ts';
 
 /**
  * The queries of effective roles (spec §5.5). A caller is a set of subjects: a user id, its
@@ -66,14 +72,65 @@ export async function sourceRows(db: Db, spaceId: number, members: boolean, chai
   return rows.map((r) => ({ ...r, expiresAt: r.expiresAt === null ? null : new Date(r.expiresAt) }));
 }
 
-/** A node with its space, one statement (the gate of every node operation). */
-export async function nodeWithSpace(db: Db, tenant: { tenantId: number | null }, nodeId: number) {
-  const [row] = await db
-    .select({ node: driveNodes, space: driveSpaces })
+type SourceRow = Awaited<ReturnType<typeof sourceRows>>[number];
+
+/** `subjectMatch` with the caller's subjects as the prepared statement's placeholders. */
+function placeholderMatch(t: { subjectType: PgColumn; subjectId: PgColumn }): SQL {
+  const any = (name: string) => sql`${t.subjectId} = any(${sql.placeholder(name)}::int[])`;
+  return sql`((${t.subjectType} = 'user' and ${any('userIds')}) or (${t.subjectType} = 'department' and ${any('departmentIds')})
+    or (${t.subjectType} = 'role' and ${any('roleIds')}) or (${t.subjectType} = 'group' and ${any('groupIds')}))`;
+}
+
+/**
+ * The gate's one statement (prepared once per connection, as PostgreSQL plans it once): a node,
+ * its space, and the caller's member rows of the space (none in personal spaces) and grants along
+ * the node's acl chain. Placeholders: nodeId, tenantId, userIds, departmentIds, roleIds, groupIds.
+ */
+export function prepareGate(db: Db) {
+  const m = driveSpaceMembers;
+  const g = driveNodePermissions;
+  const sources = sql<
+    {
+      kind: 'member' | 'grant';
+      subjectType: SubjectType;
+      subjectId: number;
+      role: DriveRole;
+      nodeId: number | null;
+      expiresAt: string | null;
+    }[]
+  >`(
+    select coalesce(json_agg(x), '[]'::json) from (
+      select 'member' as "kind", ${m.subjectType} as "subjectType", ${m.subjectId} as "subjectId", ${m.role} as "role",
+        null::int as "nodeId", null::timestamptz as "expiresAt"
+      from ${m} where ${m.spaceId} = ${driveSpaces.id} and ${driveSpaces.type} <> 'personal' and ${placeholderMatch(m)}
+      union all
+      select 'grant', ${g.subjectType}, ${g.subjectId}, ${g.role}, ${g.nodeId}, ${g.expiresAt}
+      from ${g} where ${g.nodeId} = any(${driveNodes.aclChainIds}) and ${placeholderMatch(g)}
+    ) x)`;
+  return db
+    .select({ node: driveNodes, space: driveSpaces, sources })
     .from(driveNodes)
     .innerJoin(driveSpaces, eq(driveSpaces.id, driveNodes.spaceId))
-    .where(and(eq(driveNodes.id, nodeId), tenantFilter(driveNodes, tenant)));
-  return row ?? null;
+    .where(
+      and(
+        eq(driveNodes.id, sql.placeholder('nodeId')),
+        sql`${driveNodes.tenantId} is not distinct from ${sql.placeholder('tenantId')}::int`,
+      ),
+    )
+    .prepare('drive_gate');
+}
+
+export type Gate = ReturnType<typeof prepareGate>;
+
+/** A node, its space and the caller's source rows, or null (not found in the tenant). */
+export async function gateRows(gate: Gate, tenantId: number | null, nodeId: number, s: SubjectSet) {
+  const [row] = await gate.execute({ nodeId, tenantId, ...s });
+  if (!row) return null;
+  const rows: SourceRow[] = row.sources.map((r) => ({
+    ...r,
+    expiresAt: r.expiresAt === null ? null : new Date(r.expiresAt),
+  }));
+  return { node: row.node, space: row.space, rows };
 }
 
 /** The space member rows matching the caller. */

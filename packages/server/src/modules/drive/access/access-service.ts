@@ -42,6 +42,7 @@ const best = (sources: RoleSource[]) =>
 
 export function createAccessService(deps: { db: Db; clock: () => Date; directory: DriveDirectory }) {
   const { db, clock, directory } = deps;
+  const gate = repo.prepareGate(db);
 
   async function caller(scope: Scope): Promise<DriveCaller> {
     const user = userOf(scope);
@@ -109,10 +110,16 @@ export function createAccessService(deps: { db: Db; clock: () => Date; directory
    * manager — the grants along the node's acl chain, the space role counting only where
    * `acl_open`. At most one query, none for a manager by standing (administrator, owner, head).
    */
-  async function sourcesOf(space: SpaceRow, node: NodeRow | null, who: Who, opts: { explain?: boolean } = {}) {
+  async function sourcesOf(
+    space: SpaceRow,
+    node: NodeRow | null,
+    who: Who,
+    opts: { explain?: boolean; rows?: SourceRow[] } = {},
+  ) {
     const fixed = fixedSpaceSources(space, who);
     if (!opts.explain && best(fixed) === 'manager') return fixed;
-    const rows = await repo.sourceRows(db, space.id, space.type !== 'personal', node?.aclChainIds ?? [], who.set);
+    const rows =
+      opts.rows ?? (await repo.sourceRows(db, space.id, space.type !== 'personal', node?.aclChainIds ?? [], who.set));
     const spaceSrc = [
       ...fixed,
       ...rows
@@ -190,10 +197,10 @@ export function createAccessService(deps: { db: Db; clock: () => Date; directory
      * caller has no role on is not found.
      */
     async authorizeNode(c: DriveCaller, nodeId: number, op: DriveOperation, opts: { deleted?: boolean } = {}) {
-      const found = await repo.nodeWithSpace(db, c.scope, nodeId);
+      const found = await repo.gateRows(gate, c.scope.tenantId, nodeId, c.set);
       if (!found || (found.node.deletedAt !== null) !== (opts.deleted ?? false)) throw driveErrors.nodeNotFound();
       const { node, space } = found;
-      const role = best(await sourcesOf(space, node, whoOf(c)));
+      const role = best(await sourcesOf(space, node, whoOf(c), { rows: found.rows }));
       assertAllowed(role, op, { archived: space.archivedAt !== null });
       return { node, space, role: role as DriveRole };
     },

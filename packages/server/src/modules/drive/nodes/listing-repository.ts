@@ -118,7 +118,10 @@ const SORT_KEYS: Record<ChildSort, SQL[]> = {
 
 const live_ = isNull(driveNodes.deletedAt);
 
-/** A page of a folder's live children (`parentId` null: the space root) the caller may browse. */
+/**
+ * A page of a folder's live children (`parentId` null: the space root) the caller may browse;
+ * with a `parentId`, the caller's browse right on that folder is checked by the caller.
+ */
 export async function childrenPage(
   db: Db,
   scope: TenantScope,
@@ -126,12 +129,16 @@ export async function childrenPage(
   a: ListingAccess,
   q: PageRequest & { spaceId: number; parentId: number | null; sort: ChildSort; order: SortOrder },
 ): Promise<Page<NodeViewRow>> {
+  // Inside a folder the caller may browse, a child that inherits has at least the folder's role
+  // (the same space role where the folder's is open, the folder's chain plus its own grants):
+  // only children that break inheritance need the per-row check.
+  const visible = q.parentId === null ? visibleIn(a) : or(eq(driveNodes.inheritPermissions, true), visibleIn(a));
   const where = and(
     tenantFilter(driveNodes, scope),
     eq(driveNodes.spaceId, q.spaceId),
     q.parentId === null ? isNull(driveNodes.parentId) : eq(driveNodes.parentId, q.parentId),
     live_,
-    visibleIn(a),
+    visible,
   );
   const dir = q.order === 'desc' ? desc : asc;
   const order = [sql`(${driveNodes.type} <> 'folder')`, ...SORT_KEYS[q.sort].map((k) => dir(k)), dir(driveNodes.id)];
