@@ -254,6 +254,15 @@ describe('PUT /api/drive/nodes/:id/rename', () => {
     expect((await rename(editor.token, a.id, { name: 'c.md' })).statusCode).toBe(200);
   });
 
+  it('refuses a blocked extension for a file (400 files.blocked_type naming name), not for a folder', async () => {
+    const f = await file(t, tenantId, s.id, docs, 'tool.txt');
+    expectError(await rename(editor.token, f.id, { name: 'tool.EXE' }), 400, 'files.blocked_type', 'name');
+    expectError(await rename(editor.token, f.id, { name: 'tool.txt.exe' }), 400, 'files.blocked_type', 'name');
+    expect((await nodeRow(t, f.id))?.name).toBe('tool.txt');
+    const dir = await folder(t, tenantId, s.id, docs, 'builds');
+    expect((await rename(editor.token, dir.id, { name: 'builds.exe' })).statusCode).toBe(200);
+  });
+
   it('refuses bad input naming the field and changes nothing', async () => {
     const f = await file(t, tenantId, s.id, docs, 'keep.txt');
     for (const [body, field] of [

@@ -64,6 +64,13 @@ export function findOwnedBy(db: Db, scope: TenantScope, id: number, owner: RefOw
   return selectOne(db, fileRows.where(scope, and(eq(managedFiles.id, id), holds)));
 }
 
+/** The file of the caller's tenant that `owner` references (an owner holding one file: a drive version). */
+export function findReferencedBy(db: Db, scope: TenantScope, owner: RefOwner) {
+  const held = sql`${managedFiles.id} = (select ${fileRefs.fileId} from ${fileRefs}
+    where ${fileRefs.ownerType} = ${owner.type} and ${fileRefs.ownerId} = ${owner.id} limit 1)`;
+  return selectOne(db, fileRows.where(scope, held));
+}
+
 /** Any file of the caller's tenant, referenced or not, any visibility (the reference service). */
 export async function findForReference(db: Db, scope: TenantScope, id: number) {
   const rows = await db

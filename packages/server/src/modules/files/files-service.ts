@@ -137,6 +137,13 @@ export function createFilesService(
       return row;
     },
 
+    /** The file an owner holding one file references (a drive version), found in one statement. */
+    async referencedBy(scope: Scope, owner: repo.RefOwner) {
+      const row = await repo.findReferencedBy(db, scope, owner);
+      if (!row) throw filesErrors.fileNotFound();
+      return row;
+    },
+
     /** The bytes of a file, or of `range` of them. */
     async open(file: repo.FileWithObject, range?: ByteRange): Promise<Readable> {
       const provider = await deps.resolver.byConfigId(file.storageConfigId);

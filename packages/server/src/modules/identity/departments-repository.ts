@@ -2,6 +2,7 @@ import { arrayContains, count, eq, inArray, or, type SQL, sql } from 'drizzle-or
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
+import { intArray } from '../../platform/db/sql.ts';
 import { departments, users } from './tables.ts';
 
 /**
@@ -93,11 +94,4 @@ export async function usersOfDepartments(db: Db, scope: TenantScope, ids: number
     db.select({ n: count() }).from(users).where(cond),
   ]);
   return { list, total: Number(totals[0]?.n ?? 0), page: q.page, pageSize: q.pageSize };
-}
-
-function intArray(values: number[]): SQL {
-  return sql`ARRAY[${sql.join(
-    values.map((v) => sql`${v}::integer`),
-    sql`, `,
-  )}]::integer[]`;
 }

@@ -1,4 +1,4 @@
-import { ilike, type SQL } from 'drizzle-orm';
+import { ilike, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 
 /** PostgreSQL error code of a failed statement, whether raised directly or wrapped by Drizzle. */
@@ -50,4 +50,9 @@ export function isForeignKeyViolation(err: unknown): boolean {
 /** `column ILIKE '%text%'` with the LIKE wildcards of `text` taken literally. */
 export function contains(column: PgColumn, text: string): SQL {
   return ilike(column, `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+}
+
+/** A list of integers as one `int[]` parameter (`col = any(${intArray(ids)})`, `${intArray(ids)} || col`). */
+export function intArray(ids: readonly number[]): SQL {
+  return sql`${`{${ids.join(',')}}`}::int[]`;
 }

@@ -1,6 +1,7 @@
 import { and, eq, gt, isNull, or, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../../platform/db/client.ts';
+import { intArray } from '../../../platform/db/sql.ts';
 import {
   type DriveRole,
   driveNodePermissions,
@@ -17,8 +18,6 @@ import {
  * the access service computes node by node; the randomized test keeps them in agreement.
  */
 export type SubjectSet = { userIds: number[]; departmentIds: number[]; roleIds: number[]; groupIds: number[] };
-
-const intArray = (ids: number[]) => sql`${`{${ids.join(',')}}`}::int[]`;
 
 /** Rows of a table whose (subject_type, subject_id) is one of the caller's subjects. */
 export function subjectMatch(t: { subjectType: PgColumn; subjectId: PgColumn }, s: SubjectSet): SQL {

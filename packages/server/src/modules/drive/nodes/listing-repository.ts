@@ -3,6 +3,7 @@ import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import type { Page, PageRequest } from '../../../platform/db/scoped.ts';
 import { tenantFilter } from '../../../platform/db/scoped.ts';
+import { intArray } from '../../../platform/db/sql.ts';
 import {
   effectiveRankSql,
   live,
@@ -43,8 +44,6 @@ export type ListingAccess = { set: SubjectSet; now: Date; spaceRanks: Map<number
 
 export type ChildSort = 'name' | 'updatedAt' | 'size' | 'type';
 export type SortOrder = 'asc' | 'desc';
-
-const intArray = (ids: number[]) => sql`${`{${ids.join(',')}}`}::int[]`;
 
 /** SQL: the row is one the caller may browse (in one of the spaces of `a`). */
 export function visibleIn(a: ListingAccess): SQL {

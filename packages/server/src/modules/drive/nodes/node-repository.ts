@@ -2,6 +2,7 @@ import { and, arrayContains, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { scoped } from '../../../platform/db/scoped.ts';
+import { intArray } from '../../../platform/db/sql.ts';
 import { driveNodes, driveRecentAccess } from '../tables.ts';
 
 /**
@@ -17,8 +18,6 @@ export type NewNode = Omit<
 >;
 
 export const nodeRows = scoped(driveNodes);
-
-const intArray = (ids: number[]) => sql`${`{${ids.join(',')}}`}::int[]`;
 
 export const findNode = (db: Db, scope: TenantScope, id: number) => nodeRows.findById(db, scope, id);
 

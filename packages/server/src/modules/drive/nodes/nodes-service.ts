@@ -3,9 +3,11 @@ import type { Db } from '../../../platform/db/client.ts';
 import type { PageRequest } from '../../../platform/db/scoped.ts';
 import { isUniqueViolation, onUniqueViolation } from '../../../platform/db/sql.ts';
 import { httpErrors } from '../../../platform/http/errors.ts';
+import { checkName } from '../../files/index.ts';
 import type { DriveCaller } from '../access/access-service.ts';
 import type { DriveCore } from '../core.ts';
 import { driveErrors } from '../errors.ts';
+import type { DriveSettings } from '../settings.ts';
 import type { SpaceRow } from '../spaces/space-repository.ts';
 import * as spaces from '../spaces/space-repository.ts';
 import * as listing from './listing-repository.ts';
@@ -201,7 +203,12 @@ export function createNodesService(core: DriveCore, views: NodeViewService) {
     async rename(scope: Scope, id: number, rawName: string) {
       const name = checkNodeName(rawName);
       const c = await access.caller(scope);
-      const { space } = await access.authorizeNode(c, id, 'rename');
+      const { space, node: current } = await access.authorizeNode(c, id, 'rename');
+      if (current.type === 'file') {
+        // a file cannot become what an upload may not be (`report.pdf` → `report.exe`)
+        const { blockedExtensions } = await core.settings.effective<DriveSettings>('drive', scope.tenantId);
+        checkName(name, { mimeAllowList: null, blockedExtensions }, 'name');
+      }
       const now = clock();
       await onUniqueViolation(
         () =>

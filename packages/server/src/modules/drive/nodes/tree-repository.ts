@@ -3,13 +3,13 @@ import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { tenantFilter } from '../../../platform/db/scoped.ts';
+import { intArray } from '../../../platform/db/sql.ts';
 import { driveFileVersions, driveLegalHolds, driveNodePermissions, driveNodes } from '../tables.ts';
 import type { NodeRow } from './node-repository.ts';
 
 /** The queries of rename, move and copy: locking, whole subtrees, their bytes and the rows that follow a node. */
 type TenantScope = Pick<Scope, 'tenantId'>;
 
-const intArray = (ids: number[]) => sql`${`{${ids.join(',')}}`}::int[]`;
 const inSubtreeOf = (rootIds: number[]) =>
   sql`(${driveNodes.id} = any(${intArray(rootIds)}) or ${driveNodes.ancestorIds} && ${intArray(rootIds)})`;
 

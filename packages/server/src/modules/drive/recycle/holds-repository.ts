@@ -3,6 +3,7 @@ import { alias } from 'drizzle-orm/pg-core';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { type PageRequest, scoped, tenantFilter } from '../../../platform/db/scoped.ts';
+import { intArray } from '../../../platform/db/sql.ts';
 import { driveLegalHolds, driveNodes } from '../tables.ts';
 
 /** Legal holds (spec §2.2): at most one active per node (partial unique index drive_legal_holds_active). */
@@ -10,7 +11,6 @@ type TenantScope = Pick<Scope, 'tenantId'>;
 export type HoldRow = typeof driveLegalHolds.$inferSelect;
 
 export const holdRows = scoped(driveLegalHolds);
-const intArray = (ids: number[]) => sql`${`{${ids.join(',')}}`}::int[]`;
 
 /** A unique violation (drive_legal_holds_active) when the node already has an active hold. */
 export const insertHold = (

@@ -2,6 +2,7 @@ import { and, desc, eq, gt, isNotNull, isNull, lt, or, type SQL, sql } from 'dri
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import type { PageRequest } from '../../../platform/db/scoped.ts';
+import { intArray } from '../../../platform/db/sql.ts';
 import { type SubjectSet, visibleNodes } from '../access/access-repository.ts';
 import { type NodeRow, nodeRows } from '../nodes/node-repository.ts';
 import { driveNodes } from '../tables.ts';
@@ -14,7 +15,6 @@ import { driveNodes } from '../tables.ts';
  * wait for each other instead of interleaving or deadlocking.
  */
 type TenantScope = Pick<Scope, 'tenantId'>;
-const intArray = (ids: number[]) => sql`${`{${ids.join(',')}}`}::int[]`;
 const depth = sql`cardinality(${driveNodes.ancestorIds})`;
 
 /**

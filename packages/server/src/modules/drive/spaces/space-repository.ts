@@ -2,6 +2,7 @@ import { and, eq, isNotNull, isNull, ne, or, type SQL, sql } from 'drizzle-orm';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { type Page, type PageRequest, scoped } from '../../../platform/db/scoped.ts';
+import { intArray } from '../../../platform/db/sql.ts';
 import { type SubjectSet, subjectMatch } from '../access/access-repository.ts';
 import { driveLegalHolds, driveNodes, driveSpaceMembers, driveSpaces, type SpaceType } from '../tables.ts';
 
@@ -67,7 +68,6 @@ export async function ensurePersonalSpace(db: Db, scope: TenantScope, userId: nu
 /** Who the caller is for "my spaces": the subjects, the user and the departments they head. */
 export type SpaceViewer = { set: SubjectSet; userId: number; headOf: number[] };
 
-const intArray = (ids: number[]) => sql`${`{${ids.join(',')}}`}::int[]`;
 const anyOf = (col: typeof driveSpaces.departmentId, ids: number[]) =>
   ids.length ? sql`${col} = any(${intArray(ids)})` : sql`false`;
 

@@ -555,10 +555,16 @@ export function createUploadsService(core: DriveCore & { log: FastifyBaseLogger 
       const caller = await access.caller(scope);
       const { node } = await access.authorizeNode(caller, nodeId, q.download ? 'download' : 'preview');
       if (node.type !== 'file') throw driveErrors.notAFile();
-      const versionId = q.versionId ?? node.currentVersionId;
-      const version = versionId !== null ? await versionRepo.findVersion(db, scope, node.id, versionId) : null;
-      if (!version) throw driveErrors.versionNotFound();
-      const file = await core.files.files.ownedBy(scope, version.fileId, versionOwner(version.id));
+      let file: Awaited<ReturnType<typeof core.files.files.referencedBy>>;
+      if (q.versionId === undefined) {
+        // the current version: its file in one statement (the hot path of downloads and previews)
+        if (node.currentVersionId === null) throw driveErrors.versionNotFound();
+        file = await core.files.files.referencedBy(scope, versionOwner(node.currentVersionId));
+      } else {
+        const version = await versionRepo.findVersion(db, scope, node.id, q.versionId);
+        if (!version) throw driveErrors.versionNotFound();
+        file = await core.files.files.ownedBy(scope, version.fileId, versionOwner(version.id));
+      }
       if (recent) await nodes.touchRecent(db, scope, caller.userId, node.id, clock());
       // the name users know is the node's (it may have been renamed since)
       return { file: { ...file, name: node.name }, inline: !q.download };

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { scoped } from '../../../platform/db/scoped.ts';
+import { intArray } from '../../../platform/db/sql.ts';
 import type { NodeRow } from '../nodes/node-repository.ts';
 import { driveFileVersions, driveNodes } from '../tables.ts';
 
@@ -10,7 +11,6 @@ type TenantScope = Pick<Scope, 'tenantId'>;
 export type VersionRow = typeof driveFileVersions.$inferSelect;
 
 export const versionRows = scoped(driveFileVersions);
-const intArray = (ids: number[]) => sql`${`{${ids.join(',')}}`}::int[]`;
 
 export const insertVersion = (
   tx: Db,
