@@ -198,6 +198,7 @@ ALTER TABLE "drive_upload_bindings" ADD CONSTRAINT "drive_upload_bindings_space_
 CREATE INDEX "drive_activities_node" ON "drive_activities" USING btree ("node_id","created_at");--> statement-breakpoint
 CREATE INDEX "drive_activities_space" ON "drive_activities" USING btree ("space_id","created_at");--> statement-breakpoint
 CREATE INDEX "drive_file_versions_sha256" ON "drive_file_versions" USING btree ("tenant_id","sha256");--> statement-breakpoint
+CREATE INDEX "drive_file_versions_file" ON "drive_file_versions" USING btree ("file_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "drive_legal_holds_active" ON "drive_legal_holds" USING btree ("node_id") WHERE "drive_legal_holds"."active";--> statement-breakpoint
 CREATE INDEX "drive_legal_holds_space" ON "drive_legal_holds" USING btree ("space_id","active");--> statement-breakpoint
 CREATE INDEX "drive_node_permissions_by_subject" ON "drive_node_permissions" USING btree ("subject_type","subject_id");--> statement-breakpoint

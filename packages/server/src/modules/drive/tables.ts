@@ -200,6 +200,7 @@ export const driveFileVersions = pgTable(
   (t) => [
     unique('drive_file_versions_no').on(t.nodeId, t.versionNo),
     index('drive_file_versions_sha256').on(t.tenantId, t.sha256),
+    index('drive_file_versions_file').on(t.fileId),
   ],
 );
 
