@@ -52,9 +52,33 @@ beforeAll(async () => {
           },
         });
       }
+      // two of these at once, `first` 1 and 2, lock the same two rows in opposite orders: a real deadlock
+      route(app, {
+        method: 'POST',
+        url: '/api/test/deadlock',
+        operation: 'test.deadlock',
+        auth: 'public',
+        schema: {
+          tags: ['Docs'],
+          summary: 'test',
+          body: Type.Object({ first: Type.Integer({ minimum: 1, maximum: 2 }) }),
+          response: Type.Null(),
+        },
+        handler: async (req) => {
+          const [a, b] = req.body.first === 1 ? [1, 2] : [2, 1];
+          await app.ctx.db.transaction(async (tx) => {
+            await tx.execute(sql`UPDATE test_deadlock SET n = n + 1 WHERE id = ${a}`);
+            await tx.execute(sql`SELECT pg_sleep(0.3)`);
+            await tx.execute(sql`UPDATE test_deadlock SET n = n + 1 WHERE id = ${b}`);
+          });
+          return null;
+        },
+      });
     },
   });
   base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  await t.database.db.execute(sql`CREATE TABLE test_deadlock (id int PRIMARY KEY, n int NOT NULL DEFAULT 0)`);
+  await t.database.db.execute(sql`INSERT INTO test_deadlock (id) VALUES (1), (2)`);
 });
 afterAll(async () => {
   await t?.close();
@@ -272,6 +296,25 @@ describe('unsubscribe links', () => {
       expect(res.statusCode, `${eventKey} (${token.length} characters)`).toBe(200);
       expect(res.headers['content-type']).toMatch(/^text\/html/);
     }
+  });
+});
+
+describe('concurrency', () => {
+  it('a deadlock PostgreSQL breaks is a 409 request.concurrent_update to retry, not a 500; the other side commits', async () => {
+    const [one, two] = await Promise.all([
+      call(t.app, 'POST', '/api/test/deadlock', { body: { first: 1 } }),
+      call(t.app, 'POST', '/api/test/deadlock', { body: { first: 2 } }),
+    ]);
+    const statuses = [one.statusCode, two.statusCode].sort();
+    expect(statuses).toEqual([200, 409]);
+    const loser = one.statusCode === 409 ? one : two;
+    expectError(loser, 409, 'request.concurrent_update');
+    expect(loser.headers['retry-after']).toBe('1');
+    // the aborted transaction changed nothing: each row was incremented once, by the winner
+    const rows = (await t.database.db.execute(sql`SELECT n FROM test_deadlock ORDER BY id`)) as unknown as {
+      rows: { n: number }[];
+    };
+    expect(rows.rows.map((r) => r.n)).toEqual([1, 1]);
   });
 });
 

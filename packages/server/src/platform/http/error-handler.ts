@@ -92,6 +92,16 @@ function databaseRefusedInput(err: unknown): boolean {
   return code !== undefined && (code.startsWith('22') || code === '54000');
 }
 
+/**
+ * 40P01 (PostgreSQL broke a deadlock by aborting this transaction) and 40001 (a serialization
+ * failure): the request met a concurrent one and nothing it did was committed; the same request
+ * again will normally pass.
+ */
+function concurrencyFailure(err: unknown): boolean {
+  const code = sqlState(err);
+  return code === '40P01' || code === '40001';
+}
+
 /** Maps anything thrown to the error contract; internals never reach the client. */
 function toAppError(err: FastifyError | AppError): AppError {
   if (err instanceof AppError) return err;
@@ -120,6 +130,7 @@ function toAppError(err: FastifyError | AppError): AppError {
   if (typeof err.message === 'string' && MALFORMED_MULTIPART.test(err.message)) return httpErrors.malformedMultipart();
   if (databaseUnavailable(err)) return httpErrors.unavailable();
   if (databaseRefusedInput(err)) return httpErrors.invalidValue();
+  if (concurrencyFailure(err)) return httpErrors.concurrentUpdate();
   if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
     return new AppError(err.statusCode, 'request.invalid', err.message);
   }

@@ -79,6 +79,15 @@ export const httpErrors = {
     new AppError(429, 'request.rate_limited', 'Too many requests, try again later', {
       retryAfter: retryAfterSeconds,
     }),
+  concurrentUpdate: () =>
+    new AppError(
+      409,
+      'request.concurrent_update',
+      'A concurrent request changed the same data; nothing was saved, retry',
+      {
+        retryAfter: 1,
+      },
+    ),
   internal: () => new AppError(500, 'internal.error', 'Internal server error'),
   unavailable: () =>
     new AppError(503, 'service.unavailable', 'The service is temporarily unavailable, try again shortly', {

@@ -19,18 +19,29 @@ import {
  */
 export type SubjectSet = { userIds: number[]; departmentIds: number[]; roleIds: number[]; groupIds: number[] };
 
-/** Rows of a table whose (subject_type, subject_id) is one of the caller's subjects. */
-export function subjectMatch(t: { subjectType: PgColumn; subjectId: PgColumn }, s: SubjectSet): SQL {
-  const parts: SQL[] = [];
-  const add = (type: SubjectType, ids: number[]) => {
-    if (ids.length) parts.push(sql`(${t.subjectType} = ${type} and ${t.subjectId} = any(${intArray(ids)}))`);
-  };
-  add('user', s.userIds);
-  add('department', s.departmentIds);
-  add('role', s.roleIds);
-  add('group', s.groupIds);
+type SubjectColumns = { subjectType: PgColumn; subjectId: PgColumn };
+const SUBJECT_LISTS = [
+  ['user', 'userIds'],
+  ['department', 'departmentIds'],
+  ['role', 'roleIds'],
+  ['group', 'groupIds'],
+] as const satisfies readonly (readonly [SubjectType, keyof SubjectSet])[];
+
+/** The one form of "the row's subject is one of the caller's": per subject type, its id in an int[] (null: none). */
+function matchOf(t: SubjectColumns, ids: (list: keyof SubjectSet) => SQL | null): SQL {
+  const parts = SUBJECT_LISTS.flatMap(([type, list]) => {
+    const a = ids(list);
+    return a ? [sql`(${t.subjectType} = ${type} and ${t.subjectId} = any(${a}))`] : [];
+  });
   return parts.length ? (or(...parts) as SQL) : sql`false`;
 }
+
+/** Rows of a table whose (subject_type, subject_id) is one of the caller's subjects. */
+export const subjectMatch = (t: SubjectColumns, s: SubjectSet): SQL =>
+  matchOf(t, (list) => (s[list].length ? intArray(s[list]) : null));
+
+/** `subjectMatch` with the caller's subjects as a prepared statement's placeholders (named as SubjectSet's lists). */
+const placeholderMatch = (t: SubjectColumns): SQL => matchOf(t, (list) => sql`${sql.placeholder(list)}::int[]`);
 
 /** SQL: a grant not expired at `now`. */
 export const live = (now: Date) =>
@@ -72,13 +83,6 @@ export async function sourceRows(db: Db, spaceId: number, members: boolean, chai
 }
 
 type SourceRow = Awaited<ReturnType<typeof sourceRows>>[number];
-
-/** `subjectMatch` with the caller's subjects as the prepared statement's placeholders. */
-function placeholderMatch(t: { subjectType: PgColumn; subjectId: PgColumn }): SQL {
-  const any = (name: string) => sql`${t.subjectId} = any(${sql.placeholder(name)}::int[])`;
-  return sql`((${t.subjectType} = 'user' and ${any('userIds')}) or (${t.subjectType} = 'department' and ${any('departmentIds')})
-    or (${t.subjectType} = 'role' and ${any('roleIds')}) or (${t.subjectType} = 'group' and ${any('groupIds')}))`;
-}
 
 /**
  * The gate's one statement (prepared once per connection, as PostgreSQL plans it once): a node,
@@ -131,24 +135,6 @@ export async function gateRows(gate: Gate, tenantId: number | null, nodeId: numb
   }));
   return { node: row.node, space: row.space, rows };
 }
-
-/** The space member rows matching the caller. */
-export const memberRowsOf = (db: Db, spaceId: number, s: SubjectSet) =>
-  db
-    .select()
-    .from(driveSpaceMembers)
-    .where(and(eq(driveSpaceMembers.spaceId, spaceId), subjectMatch(driveSpaceMembers, s)));
-
-/** The caller's grants on the given nodes (a node's acl chain), expired ones included (the explanation shows them). */
-export const grantsOn = (db: Db, nodeIds: number[], s: SubjectSet) =>
-  nodeIds.length === 0
-    ? Promise.resolve([])
-    : db
-        .select()
-        .from(driveNodePermissions)
-        .where(
-          and(sql`${driveNodePermissions.nodeId} = any(${intArray(nodeIds)})`, subjectMatch(driveNodePermissions, s)),
-        );
 
 /** SQL: a grant's role as its rank (1 viewer … 4 manager). */
 export const RANK = sql`array_position(array['viewer','downloader','editor','manager']::text[], ${driveNodePermissions.role})`;
