@@ -324,3 +324,40 @@ export const driveNodeRenditions = pgTable(
   },
   (t) => [unique('drive_node_renditions_kind').on(t.nodeId, t.kind)],
 );
+
+export type AccessRequestStatus = 'pending' | 'approved' | 'rejected' | 'withdrawn';
+
+/**
+ * A request for a role on a node (spec §2.2, §3.5): at most one pending request per person per
+ * node (partial unique index); the approver sets the granted role and an optional expiry.
+ */
+export const driveAccessRequests = pgTable(
+  'drive_access_requests',
+  {
+    id: serial('id').primaryKey(),
+    tenantId: integer('tenant_id'),
+    spaceId: integer('space_id').notNull(),
+    nodeId: integer('node_id')
+      .notNull()
+      .references(() => driveNodes.id, { onDelete: 'cascade' }),
+    requesterUserId: integer('requester_user_id').notNull(),
+    requestedRole: text('requested_role').$type<DriveRole>().notNull(),
+    message: text('message').notNull().default(''),
+    status: text('status').$type<AccessRequestStatus>().notNull().default('pending'),
+    deciderUserId: integer('decider_user_id'),
+    grantedRole: text('granted_role').$type<DriveRole>(),
+    grantExpiresAt: timestamptz('grant_expires_at'),
+    decisionNote: text('decision_note'),
+    decidedAt: timestamptz('decided_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('drive_access_requests_pending').on(t.nodeId, t.requesterUserId).where(sql`${t.status} = 'pending'`),
+    index('drive_access_requests_node').on(t.nodeId, t.status),
+    index('drive_access_requests_requester').on(t.requesterUserId, t.createdAt),
+    check('drive_access_requests_status', sql`${t.status} in ('pending', 'approved', 'rejected', 'withdrawn')`),
+    check('drive_access_requests_requested_role', ROLE_CHECK(t.requestedRole)),
+    check('drive_access_requests_granted_role', sql`${t.grantedRole} is null or ${ROLE_CHECK(t.grantedRole)}`),
+  ],
+);
