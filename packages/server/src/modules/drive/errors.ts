@@ -107,6 +107,23 @@ export const driveErrors = {
     new AppError(400, 'drive.department_space', `A department space cannot ${what}: its department head manages it`),
   departmentSpaceExists: () =>
     httpErrors.conflict('drive.department_space_exists', 'The department already has a space', 'departmentId'),
+  accessRequestNotFound: () => httpErrors.notFound('drive.access_request_not_found', 'Access request'),
+  accessAlreadyGranted: (held: string) =>
+    httpErrors.conflict(
+      'drive.access_already_granted',
+      `You already have the ${held} role on this node, which covers the role asked for`,
+      'role',
+    ),
+  accessRequestPending: () =>
+    httpErrors.conflict(
+      'drive.access_request_pending',
+      'You already have a pending request for this node; withdraw it or wait for an answer',
+      'nodeId',
+    ),
+  accessRequestDecided: (status: string) =>
+    httpErrors.conflict('drive.access_request_decided', `The request is no longer pending (it was ${status})`),
+  notRequester: () =>
+    new AppError(403, 'drive.not_requester', 'Only the person who asked can withdraw an access request'),
   userNotFound: (field: string) =>
     new AppError(400, 'drive.user_not_found', 'No active user with this id in this tenant', {
       details: [{ field, message: 'no active user with this id in this tenant' }],

@@ -14,6 +14,8 @@ import { createNodesArea, nodeRoutes } from './nodes/index.ts';
 import { createGrantsService } from './permissions/grants-service.ts';
 import { permissionRoutes } from './permissions/routes.ts';
 import { createRecycleArea } from './recycle/index.ts';
+import { createRequestsService } from './requests/requests-service.ts';
+import { requestRoutes } from './requests/routes.ts';
 import { driveSettings } from './settings.ts';
 import { spaceManagerIds } from './spaces/managers.ts';
 import { createSpaceMembersService } from './spaces/members-service.ts';
@@ -68,6 +70,7 @@ export function createDriveModule(
   const nodeArea = createNodesArea(core);
   const grants = createGrantsService(core);
   const activityFeed = createActivityFeedService(core);
+  const accessRequests = createRequestsService(core);
 
   ctx.jobs.register(driveJobs, () => ({
     clock,
@@ -90,6 +93,7 @@ export function createDriveModule(
         nodeRoutes(scope, nodeArea);
         permissionRoutes(scope, grants);
         activityRoutes(scope, activityFeed);
+        requestRoutes(scope, accessRequests);
       });
     },
   };

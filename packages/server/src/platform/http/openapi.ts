@@ -37,6 +37,10 @@ export const TAGS: { name: string; description: string }[] = [
     name: 'DrivePermissions',
     description: 'Drive grants, inheritance, why a subject has its role, node activities',
   },
+  {
+    name: 'DriveAccessRequests',
+    description: 'Drive access requests: ask for a role on a node; managers approve or reject',
+  },
   { name: 'AsyncTasks', description: 'My long-running tasks: progress, cancel, result download' },
   { name: 'ExportJobs', description: 'Exports that run as tasks (CSV result files)' },
   { name: 'Notifications', description: 'Event catalog, overrides, preferences, dispatch log, unsubscribe' },

@@ -32,6 +32,30 @@ export async function findGrant(db: Db, scope: TenantScope, nodeId: number, gran
   return row ?? null;
 }
 
+/** A subject's own grant on the node, locked for the rest of the transaction. */
+export async function lockSubjectGrant(
+  tx: Db,
+  scope: TenantScope,
+  nodeId: number,
+  subject: { type: GrantRow['subjectType']; id: number },
+): Promise<GrantRow | null> {
+  const [row] = await tx
+    .select()
+    .from(driveNodePermissions)
+    .where(
+      grantRows.where(
+        scope,
+        and(
+          eq(driveNodePermissions.nodeId, nodeId),
+          eq(driveNodePermissions.subjectType, subject.type),
+          eq(driveNodePermissions.subjectId, subject.id),
+        ),
+      ),
+    )
+    .for('update');
+  return row ?? null;
+}
+
 /** One grant per (node, subject): a second is a unique violation. */
 export const insertGrant = (tx: Db, scope: TenantScope, row: NewGrant) => grantRows.insert(tx, scope, row);
 

@@ -68,6 +68,62 @@ const breakOf = (node: NodeRow) => (node.aclOpen ? null : (node.aclChainIds[0] ?
 
 const nodeRef = (n: NodeRow) => ({ id: n.id, name: n.name, type: n.type });
 
+/**
+ * Gives a user at least `role` on a node by their own direct grant, inside the caller's
+ * transaction (the node locked): a new grant, or the existing one raised to the higher role with
+ * the expiry given (an access request's approval). Records grant.add or grant.update.
+ */
+export async function grantUserAtLeast(
+  tx: Db,
+  scope: Scope,
+  activities: DriveCore['activities'],
+  g: { node: NodeRow; userId: number; role: DriveRole; expiresAt: Date | null; by: number },
+): Promise<repo.GrantRow> {
+  const subject = { type: 'user' as const, id: g.userId };
+  const had = await repo.lockSubjectGrant(tx, scope, g.node.id, subject);
+  if (!had) {
+    const row = await repo.insertGrant(tx, scope, {
+      spaceId: g.node.spaceId,
+      nodeId: g.node.id,
+      subjectType: 'user',
+      subjectId: g.userId,
+      role: g.role,
+      expiresAt: g.expiresAt,
+      createdBy: g.by,
+    });
+    await activities.record(tx, scope, [
+      {
+        spaceId: g.node.spaceId,
+        nodeId: g.node.id,
+        action: 'grant.add',
+        detail: { grantId: row.id, subject, role: row.role, expiresAt: row.expiresAt },
+      },
+    ]);
+    return row;
+  }
+  const role = roleRank(had.role) >= roleRank(g.role) ? had.role : g.role;
+  const row =
+    (await repo.updateGrant(tx, scope, had.id, {
+      role,
+      expiresAt: g.expiresAt,
+      ...(g.expiresAt?.getTime() !== had.expiresAt?.getTime() ? { remindedAt: null } : {}),
+    })) ?? had;
+  await activities.record(tx, scope, [
+    {
+      spaceId: g.node.spaceId,
+      nodeId: g.node.id,
+      action: 'grant.update',
+      detail: {
+        grantId: had.id,
+        subject,
+        from: { role: had.role, expiresAt: had.expiresAt },
+        to: { role, expiresAt: g.expiresAt },
+      },
+    },
+  ]);
+  return row;
+}
+
 export function createGrantsService(core: DriveCore) {
   const { db, clock, access, directory, activities } = core;
 
