@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { driveAccessRequests } from '../../src/modules/drive/tables.ts';
 import { file, folder } from '../drive/drive-fixtures.ts';
 import { managedFileRow } from '../files/files-helpers.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
@@ -138,7 +139,7 @@ beforeAll(async () => {
   await driveRowsOfB();
 });
 
-/** B's drive: a team space with a member, a folder holding a file with a grant and a hold, an upload session. */
+/** B's drive: a team space with a member, a folder holding a file with a grant, a hold and an access request, an upload session. */
 async function driveRowsOfB() {
   const bUser = idsOfB.get('/api/users') as number;
   const spaceId = await createInB('/api/drive/spaces', { type: 'team', name: 'B space' });
@@ -161,6 +162,11 @@ async function driveRowsOfB() {
     '/api/drive/admin/legal-holds',
     await createInB('/api/drive/admin/legal-holds', { nodeId: dir.id, reason: 'B' }),
   );
+  const [request] = await t.database.db
+    .insert(driveAccessRequests)
+    .values({ tenantId: b.tenantId, spaceId, nodeId: doc.id, requesterUserId: bUser, requestedRole: 'editor' })
+    .returning();
+  idsOfB.set('/api/drive/access-requests', request?.id as number);
   const init = { spaceId, name: 'b.bin', size: 10, chunkSize: 1024 };
   const session = await call(t.app, 'POST', '/api/drive/nodes/upload/init', { token: b.adminToken, body: init });
   if (session.statusCode >= 300) throw new Error(`setup drive upload init failed: ${session.body}`);

@@ -1,7 +1,8 @@
-import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import { and, count, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../../platform/db/scoped.ts';
+import { type ListingAccess, rankIn } from '../nodes/listing-repository.ts';
 import { type AccessRequestStatus, driveAccessRequests, driveNodes } from '../tables.ts';
 
 /** Access requests (drive_access_requests): a user asks a node's managers for a role on it. */
@@ -39,16 +40,46 @@ export async function decideRequest(
   return row ?? null;
 }
 
-/** The tenant's pending requests on live nodes, newest first (at most `limit`): the candidates of a manager's inbox. */
-export function pendingOnLiveNodes(db: Db, scope: TenantScope, limit: number) {
-  return db
-    .select({ request: driveAccessRequests })
+const pendingOnLive = (scope: TenantScope) =>
+  requestRows.where(scope, and(eq(driveAccessRequests.status, 'pending'), isNull(driveNodes.deletedAt)));
+
+/** The spaces holding pending requests on live nodes of the tenant: where a manager's inbox can have rows. */
+export async function spacesWithPending(db: Db, scope: TenantScope): Promise<number[]> {
+  const rows = await db
+    .selectDistinct({ spaceId: driveAccessRequests.spaceId })
     .from(driveAccessRequests)
     .innerJoin(driveNodes, eq(driveNodes.id, driveAccessRequests.nodeId))
-    .where(requestRows.where(scope, and(eq(driveAccessRequests.status, 'pending'), isNull(driveNodes.deletedAt))))
-    .orderBy(...newestFirst)
-    .limit(limit)
-    .then((rows) => rows.map((r) => r.request));
+    .where(pendingOnLive(scope));
+  return rows.map((r) => r.spaceId);
+}
+
+/**
+ * A manager's inbox: pending requests on live nodes on which the caller's rank (the listing's SQL
+ * form of the role, `rankIn`) is manager, newest first.
+ */
+export async function pendingForManager(db: Db, scope: TenantScope, a: ListingAccess, page: PageRequest) {
+  const where = and(pendingOnLive(scope), sql`${rankIn(a)} >= 4`);
+  const [list, totals] = await Promise.all([
+    db
+      .select({ request: driveAccessRequests })
+      .from(driveAccessRequests)
+      .innerJoin(driveNodes, eq(driveNodes.id, driveAccessRequests.nodeId))
+      .where(where)
+      .orderBy(...newestFirst)
+      .limit(page.pageSize)
+      .offset((page.page - 1) * page.pageSize),
+    db
+      .select({ n: count() })
+      .from(driveAccessRequests)
+      .innerJoin(driveNodes, eq(driveNodes.id, driveAccessRequests.nodeId))
+      .where(where),
+  ]);
+  return {
+    list: list.map((r) => r.request),
+    total: Number(totals[0]?.n ?? 0),
+    page: page.page,
+    pageSize: page.pageSize,
+  };
 }
 
 /** A user's own requests, any status, newest first. */

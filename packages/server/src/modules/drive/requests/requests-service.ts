@@ -6,6 +6,7 @@ import { httpErrors } from '../../../platform/http/errors.ts';
 import type { DriveCaller } from '../access/access-service.ts';
 import type { DriveCore } from '../core.ts';
 import { driveErrors } from '../errors.ts';
+import { spacesByIds } from '../nodes/listing-repository.ts';
 import { findLiveNode, findNode, findNodes, lockNode, type NodeRow } from '../nodes/node-repository.ts';
 import { grantsOnNodes } from '../permissions/grants-repository.ts';
 import { grantUserAtLeast } from '../permissions/grants-service.ts';
@@ -23,9 +24,6 @@ import * as repo from './requests-repository.ts';
 export type RequestCreate = { nodeId: number; role: DriveRole; message?: string };
 export type RequestApprove = { role?: DriveRole; expiresAt?: string | null; note?: string };
 export type RequestReject = { note?: string };
-
-/** How many pending requests of a tenant the manager inbox looks through (newest first). */
-const INBOX_SCAN = 2000;
 
 type ViewCtx = { node: NodeRow | null; path: string; space: SpaceRow | null; names: Map<number, string> };
 
@@ -233,30 +231,12 @@ export function createRequestsService(core: DriveCore) {
     /** GET /access-requests/pending: pending requests on nodes the caller manages, newest first. */
     async pending(scope: Scope, page: PageRequest): Promise<Page<AccessRequestView>> {
       const c = await access.caller(scope);
-      const candidates = await repo.pendingOnLiveNodes(db, scope, INBOX_SCAN);
-      const nodes = new Map(
-        (await findNodes(db, scope, [...new Set(candidates.map((r) => r.nodeId))])).map((n) => [n.id, n]),
-      );
-      const spaceRole = new Map<number, { space: SpaceRow | null; manager: boolean }>();
-      const mine: repo.RequestRow[] = [];
-      for (const r of candidates) {
-        let s = spaceRole.get(r.spaceId);
-        if (!s) {
-          const space = await findSpace(db, scope, r.spaceId);
-          s = { space, manager: space !== null && allows(await access.spaceRole(c, space), 'grant') };
-          spaceRole.set(r.spaceId, s);
-        }
-        const node = nodes.get(r.nodeId);
-        if (!s.space || !node) continue;
-        if (s.manager || allows(await access.nodeRole(c, node, s.space), 'grant')) mine.push(r);
+      const spaceRanks = new Map<number, number>();
+      for (const space of await spacesByIds(db, scope, await repo.spacesWithPending(db, scope))) {
+        spaceRanks.set(space.id, (await access.listingAccess(c, space)).spaceRank);
       }
-      const from = (page.page - 1) * page.pageSize;
-      return {
-        list: await viewsOf(scope, mine.slice(from, from + page.pageSize)),
-        total: mine.length,
-        page: page.page,
-        pageSize: page.pageSize,
-      };
+      const p = await repo.pendingForManager(db, scope, { set: c.set, now: clock(), spaceRanks }, page);
+      return { ...p, list: await viewsOf(scope, p.list) };
     },
 
     /** GET /access-requests/mine: the caller's own requests, any status, newest first. */
