@@ -12,6 +12,7 @@ import type { DriveCore } from './core.ts';
 import { driveJobs } from './jobs.ts';
 import { createNodesArea, nodeRoutes } from './nodes/index.ts';
 import { createGrantsService } from './permissions/grants-service.ts';
+import { createRemindersService } from './permissions/reminders-service.ts';
 import { permissionRoutes } from './permissions/routes.ts';
 import { createRecycleArea } from './recycle/index.ts';
 import { createRequestsService } from './requests/requests-service.ts';
@@ -71,16 +72,19 @@ export function createDriveModule(
   const grants = createGrantsService(core);
   const activityFeed = createActivityFeedService(core);
   const accessRequests = createRequestsService(core);
+  const reminders = createRemindersService(core);
 
   ctx.jobs.register(driveJobs, () => ({
     clock,
     ensureActivityPartitions: activities.ensurePartitions,
     purgeExpiredRecycleBin: recycleArea.recycle.purgeExpired,
     expireUploadBindings: uploads.expireUploadBindings,
+    remindExpiringGrants: reminders.remindExpiringGrants,
   }));
 
   const mod = {
     core,
+    reminders,
     async register(app: FastifyInstance) {
       app.decorate('drive', mod);
       await app.register(async (scope) => {

@@ -6,6 +6,7 @@ type DriveJobDeps = {
   ensureActivityPartitions: (now: Date) => Promise<{ partitions: string[] }>;
   purgeExpiredRecycleBin: (now: Date) => Promise<{ purged: number; skippedHeld: number }>;
   expireUploadBindings: (now: Date) => Promise<{ released: number }>;
+  remindExpiringGrants: (now: Date) => Promise<{ reminded: number }>;
 };
 
 /** Spec §8: activities are partitioned by UTC month; this month's and the next two's partitions exist ahead. */
@@ -32,5 +33,13 @@ const expireUploadBindings = defineSystemTask<DriveJobDeps>({
   handler: async (_params, _run, deps) => deps.expireUploadBindings(deps.clock()),
 });
 
+/** Grants expiring within shareExpiryReminderHours are announced once to their users. */
+const grantExpiryReminders = defineSystemTask<DriveJobDeps>({
+  name: 'drive.grantExpiryReminders',
+  description: 'Remind users of their temporary drive grants expiring within shareExpiryReminderHours',
+  schedule: '*/15 * * * *',
+  handler: async (_params, _run, deps) => deps.remindExpiringGrants(deps.clock()),
+});
+
 /** The background work of the drive (registered by index.ts). */
-export const driveJobs = { activityPartitions, recycleRetention, expireUploadBindings };
+export const driveJobs = { activityPartitions, recycleRetention, expireUploadBindings, grantExpiryReminders };
