@@ -361,3 +361,76 @@ export const driveAccessRequests = pgTable(
     check('drive_access_requests_granted_role', sql`${t.grantedRole} is null or ${ROLE_CHECK(t.grantedRole)}`),
   ],
 );
+
+export type ShareKind = 'share' | 'collect';
+export type ShareCapability = 'preview' | 'download' | 'save';
+
+/**
+ * A share link (spec §2.2): the token is kept as its SHA-256 (lookups) and encrypted (so its
+ * creator can see the link again); a revoke or a password change bumps `session_version`, which
+ * ends every access session opened before.
+ */
+export const driveShareLinks = pgTable(
+  'drive_share_links',
+  {
+    id: serial('id').primaryKey(),
+    tenantId: integer('tenant_id'),
+    spaceId: integer('space_id').notNull(),
+    nodeId: integer('node_id')
+      .notNull()
+      .references(() => driveNodes.id, { onDelete: 'cascade' }),
+    kind: text('kind').$type<ShareKind>().notNull().default('share'),
+    title: text('title').notNull().default(''),
+    tokenHash: text('token_hash').notNull(),
+    tokenEncrypted: text('token_encrypted').notNull(),
+    passwordHash: text('password_hash'),
+    capabilities: text('capabilities').array().$type<ShareCapability[]>().notNull().default(sql`'{preview}'::text[]`),
+    expiresAt: timestamptz('expires_at'),
+    maxAccessCount: integer('max_access_count'),
+    accessCount: integer('access_count').notNull().default(0),
+    maxDownloadCount: integer('max_download_count'),
+    downloadCount: integer('download_count').notNull().default(0),
+    allowedIps: text('allowed_ips').array().$type<string[]>().notNull().default(sql`'{}'::text[]`),
+    watermark: boolean('watermark').notNull().default(false),
+    collectPolicy: jsonb('collect_policy').$type<Record<string, unknown>>(),
+    sessionVersion: integer('session_version').notNull().default(1),
+    status: text('status').$type<'active' | 'revoked'>().notNull().default('active'),
+    revokedAt: timestamptz('revoked_at'),
+    revokedBy: integer('revoked_by'),
+    remindedAt: timestamptz('reminded_at'),
+    createdBy: integer('created_by').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('drive_share_links_token').on(t.tokenHash),
+    index('drive_share_links_node').on(t.nodeId),
+    index('drive_share_links_creator').on(t.createdBy, t.createdAt),
+    check('drive_share_links_kind', sql`${t.kind} in ('share', 'collect')`),
+    check('drive_share_links_status', sql`${t.status} in ('active', 'revoked')`),
+    check('drive_share_links_counts', sql`${t.accessCount} >= 0 and ${t.downloadCount} >= 0`),
+  ],
+);
+
+export type ShareAccessEvent = 'access' | 'download' | 'upload' | 'wrong_password';
+
+/** What happened through share links (access, download, upload, wrong password), partitioned by UTC month. */
+export const driveShareAccessLogs = pgTable(
+  'drive_share_access_logs',
+  {
+    id: bigserial('id', { mode: 'number' }).notNull(),
+    tenantId: integer('tenant_id'),
+    linkId: integer('link_id').notNull(),
+    nodeId: integer('node_id'),
+    event: text('event').$type<ShareAccessEvent>().notNull(),
+    userId: integer('user_id'),
+    ip: text('ip'),
+    userAgent: text('user_agent'),
+    detail: jsonb('detail').$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.id, t.createdAt] }),
+    index('drive_share_access_logs_link').on(t.linkId, t.createdAt),
+  ],
+);
