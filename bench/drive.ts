@@ -104,7 +104,7 @@ type Seeded = { tenantId: number; userId: number; spaceId: number; folderId: num
 
 /** A tenant, a user in a department with roles and groups, a team space, the big folder and the deep chain. */
 async function seed(app: FastifyInstance, raw: Raw): Promise<Seeded> {
-  const { hashPassword } = await import('../packages/server/src/modules/identity/passwords.ts');
+  const { hashPassword } = await import('../packages/server/src/platform/crypto/passwords.ts');
   const one = async (text: string, params: unknown[] = []) => (await raw.query(text, params)).rows[0] as { id: number };
   const tenantId = (await one(`insert into tenants (code, name) values ('drive', 'Drive bench') returning id`)).id;
   const dept = (await one('insert into departments (tenant_id, name) values ($1, $2) returning id', [tenantId, 'Top']))

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { hashPassword } from '../../src/modules/identity/passwords.ts';
 import { roles, tenants, userRoles, users } from '../../src/modules/identity/tables.ts';
+import { hashPassword } from '../../src/platform/crypto/passwords.ts';
 import { login, type TestApp } from './app.ts';
 
 /**

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '../../src/modules/identity/passwords.ts';
 import {
   departments,
   positions,
@@ -11,6 +10,7 @@ import {
   userRoles,
   users,
 } from '../../src/modules/identity/tables.ts';
+import { hashPassword } from '../../src/platform/crypto/passwords.ts';
 import { call, createTestApp, login, type TestApp } from '../helpers/app.ts';
 import { expectError } from '../helpers/assert.ts';
 import { createUserWithPermissions, type TenantFixture, twoTenants, USER_PASSWORD } from '../helpers/fixtures.ts';

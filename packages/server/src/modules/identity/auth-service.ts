@@ -1,12 +1,12 @@
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { randomToken } from '../../platform/crypto/digest.ts';
+import { burnPasswordCheck, hashPassword, verifyPassword } from '../../platform/crypto/passwords.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { httpErrors } from '../../platform/http/errors.ts';
 import * as repo from './auth-repository.ts';
 import { identityErrors } from './errors.ts';
 import { insertLoginLog } from './login-logs-repository.ts';
-import { burnPasswordCheck, hashPassword, verifyPassword } from './passwords.ts';
 import type { SecuritySettings } from './security-settings.ts';
 import type { Sessions, TokenPair } from './sessions.ts';
 

@@ -1,8 +1,8 @@
 import type { AppContext } from '../../platform/context.ts';
 import { randomToken } from '../../platform/crypto/digest.ts';
+import { hashPassword } from '../../platform/crypto/passwords.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { anyMenu, insertMenu } from './menus-repository.ts';
-import { hashPassword } from './passwords.ts';
 import { MENU_TREE, type SeedNode } from './seed-menus.ts';
 import { insertPlatformSuper, platformSuperExists } from './seed-repository.ts';
 import { insertTenantIfAbsent } from './tenants-repository.ts';

@@ -1,13 +1,13 @@
 import type { Static } from 'typebox';
 import { assertPlatformScope, type Scope } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
+import { hashPassword } from '../../platform/crypto/passwords.ts';
 import type { Db } from '../../platform/db/client.ts';
 import type { PageRequest } from '../../platform/db/scoped.ts';
 import { onUniqueViolation } from '../../platform/db/sql.ts';
 import { findTenantById } from './auth-repository.ts';
 import { identityErrors } from './errors.ts';
 import { isPlatformCode, tenantMenuIds } from './menus-service.ts';
-import { hashPassword } from './passwords.ts';
 import { rolesTable } from './roles-repository.ts';
 import { bindRoleMenus } from './roles-service.ts';
 import type { TenantCreateBody, TenantUpdateBody } from './schemas.ts';

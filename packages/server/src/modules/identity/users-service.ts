@@ -1,12 +1,12 @@
 import type { Static } from 'typebox';
 import { type Scope, userOf } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
+import { hashPassword } from '../../platform/crypto/passwords.ts';
 import type { PageRequest } from '../../platform/db/scoped.ts';
 import { onUniqueViolation } from '../../platform/db/sql.ts';
 import { type FieldError, httpErrors } from '../../platform/http/errors.ts';
 import type { AuthService } from './auth-service.ts';
 import { identityErrors } from './errors.ts';
-import { hashPassword } from './passwords.ts';
 import type { ResetPasswordBody, UserCreateBody, UserUpdateBody } from './schemas.ts';
 import type { SecuritySettings } from './security-settings.ts';
 import type { Sessions } from './sessions.ts';

@@ -1,5 +1,7 @@
 import argon2 from 'argon2';
 
+/** Password hashing of every module (sign-in, share-link passwords): one algorithm, one cost. */
+
 /** argon2id with OWASP's minimum profile (19 MiB, t=2, p=1): strong and affordable per login. */
 const OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
