@@ -1,3 +1,4 @@
+import type { Cache } from '../../platform/cache/cache.ts';
 import type { Db } from '../../platform/db/client.ts';
 import type { SettingsStore } from '../../platform/settings/store.ts';
 import type { FilesModule } from '../files/index.ts';
@@ -16,6 +17,8 @@ import type { VersionStore } from './versions/version-store.ts';
 export type DriveCore = {
   db: Db;
   clock: () => Date;
+  /** the shared cache (share-link sessions and password attempts hold across instances) */
+  cache: Cache;
   settings: Pick<SettingsStore, 'effective'>;
   files: FilesModule;
   directory: DriveDirectory;

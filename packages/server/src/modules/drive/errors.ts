@@ -128,4 +128,23 @@ export const driveErrors = {
     new AppError(400, 'drive.user_not_found', 'No active user with this id in this tenant', {
       details: [{ field, message: 'no active user with this id in this tenant' }],
     }),
+  // anonymous share links (public/)
+  shareNotFound: () => httpErrors.notFound('drive.share_not_found', 'Share link'),
+  shareRevoked: () => new AppError(410, 'drive.share_revoked', 'This share link has been revoked'),
+  shareExpired: () => new AppError(410, 'drive.share_expired', 'This share link has expired'),
+  shareExhausted: (what: 'access' | 'download') =>
+    new AppError(410, 'drive.share_exhausted', `This share link has reached its ${what} limit`),
+  shareDisabled: () => new AppError(403, 'drive.share_disabled', 'External sharing is turned off for this content'),
+  shareIpDenied: () => new AppError(403, 'drive.share_ip_denied', 'This share link cannot be opened from your address'),
+  shareWrongPassword: () => new AppError(401, 'drive.share_wrong_password', 'The password is not correct'),
+  sharePasswordRequired: () =>
+    new AppError(
+      401,
+      'drive.share_password_required',
+      'This share link has a password: send it to /password and the session token as X-Share-Session',
+    ),
+  sharePreviewOnly: () =>
+    new AppError(403, 'drive.share_preview_only', 'This share link allows previewing only, not downloading'),
+  shareTooManyAttempts: (retryAfter: number) =>
+    new AppError(429, 'drive.share_too_many_attempts', 'Too many wrong passwords; try again later', { retryAfter }),
 };

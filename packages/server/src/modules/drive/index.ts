@@ -14,6 +14,8 @@ import { createNodesArea, nodeRoutes } from './nodes/index.ts';
 import { createGrantsService } from './permissions/grants-service.ts';
 import { createRemindersService } from './permissions/reminders-service.ts';
 import { permissionRoutes } from './permissions/routes.ts';
+import { createPublicShareService } from './public/public-service.ts';
+import { publicShareRoutes } from './public/routes.ts';
 import { createRecycleArea } from './recycle/index.ts';
 import { createRequestsService } from './requests/requests-service.ts';
 import { requestRoutes } from './requests/routes.ts';
@@ -60,7 +62,17 @@ export function createDriveModule(
     managersOf: (_scope, space) => spaceManagerIds(db, deps.directory, space),
   });
   const versions = createVersionStore({ files: deps.files, usage, clock });
-  const core: DriveCore = { db, clock, settings: ctx.settings, ...deps, access, activities, usage, versions };
+  const core: DriveCore = {
+    db,
+    clock,
+    cache: ctx.cache,
+    settings: ctx.settings,
+    ...deps,
+    access,
+    activities,
+    usage,
+    versions,
+  };
 
   // areas: built here from the core (each adds its line)
   const spaces = createSpacesService(core);
@@ -73,6 +85,7 @@ export function createDriveModule(
   const activityFeed = createActivityFeedService(core);
   const accessRequests = createRequestsService(core);
   const reminders = createRemindersService(core);
+  const publicShares = createPublicShareService(core);
 
   ctx.jobs.register(driveJobs, () => ({
     clock,
@@ -98,6 +111,7 @@ export function createDriveModule(
         permissionRoutes(scope, grants);
         activityRoutes(scope, activityFeed);
         requestRoutes(scope, accessRequests);
+        publicShareRoutes(scope, publicShares);
       });
     },
   };

@@ -41,6 +41,10 @@ export const TAGS: { name: string; description: string }[] = [
     name: 'DriveAccessRequests',
     description: 'Drive access requests: ask for a role on a node; managers approve or reject',
   },
+  {
+    name: 'DriveSharePublic',
+    description: 'Anonymous share links: metadata, password sessions (X-Share-Session), browsing, download',
+  },
   { name: 'AsyncTasks', description: 'My long-running tasks: progress, cancel, result download' },
   { name: 'ExportJobs', description: 'Exports that run as tasks (CSV result files)' },
   { name: 'Notifications', description: 'Event catalog, overrides, preferences, dispatch log, unsubscribe' },

@@ -1,0 +1,173 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Scope } from '../../../platform/auth/principal.ts';
+import { systemScope } from '../../../platform/auth/principal.ts';
+import { randomToken, sha256 } from '../../../platform/crypto/digest.ts';
+import { verifyPassword } from '../../../platform/crypto/passwords.ts';
+import { httpErrors } from '../../../platform/http/errors.ts';
+import type { DriveCore } from '../core.ts';
+import { driveErrors } from '../errors.ts';
+import { findLiveNode, type NodeRow } from '../nodes/node-repository.ts';
+import type { DriveSettings } from '../settings.ts';
+import { findSpace } from '../spaces/space-repository.ts';
+import { versionOwner } from '../versions/version-store.ts';
+import { ipAllowed } from './ip-allow-list.ts';
+import type { ShareLinkRow } from './public-repository.ts';
+import * as repo from './public-repository.ts';
+
+/** How long an access session opened with the password lasts. */
+export const SESSION_TTL_SECONDS = 12 * 3600;
+/** Password attempts per link and IP address in one window. */
+export const PASSWORD_ATTEMPTS = 5;
+export const PASSWORD_WINDOW_SECONDS = 15 * 60;
+
+/** What an anonymous request brings: the address, the user agent and the X-Share-Session header. */
+export type Visitor = { ip: string; userAgent: string | null; session: string | null };
+
+type Resolved = { link: ShareLinkRow; node: NodeRow; scope: Scope; hasSession: boolean };
+
+const sessionKey = (sessionToken: string) => `drive:share-session:${sha256(sessionToken)}`;
+
+export function toPublicNodeView(n: Pick<NodeRow, 'id' | 'name' | 'type' | 'size' | 'mime' | 'updatedAt'>) {
+  return { id: n.id, name: n.name, type: n.type, size: n.size, mime: n.mime, updatedAt: n.updatedAt };
+}
+
+/**
+ * Anonymous share links (kind 'share', spec §4.3): metadata, password sessions, browsing a shared
+ * folder and downloading. Every route goes through `resolve`, which applies all the link's rules.
+ */
+export function createPublicShareService(core: DriveCore) {
+  const { db, clock, cache } = core;
+
+  async function sessionValid(link: ShareLinkRow, session: string | null): Promise<boolean> {
+    if (!session || session.length > 200) return false;
+    const raw = await cache.get(sessionKey(session));
+    if (!raw) return false;
+    const s = JSON.parse(raw) as { linkId: number; sessionVersion: number };
+    // a revoke or a password change bumps session_version and so ends every open session
+    return s.linkId === link.id && s.sessionVersion === link.sessionVersion;
+  }
+
+  /** The link behind a token with every rule applied, in the order the caller can act on. */
+  async function resolve(token: string, visitor: Visitor): Promise<Resolved> {
+    const link = await repo.findLinkByTokenHash(db, sha256(token));
+    if (link?.kind !== 'share') throw driveErrors.shareNotFound();
+    if (link.status === 'revoked') throw driveErrors.shareRevoked();
+    if (link.expiresAt && link.expiresAt.getTime() <= clock().getTime()) throw driveErrors.shareExpired();
+    const scope = { ...systemScope(link.tenantId), ip: visitor.ip };
+    const settings = await core.settings.effective<DriveSettings>('drive', link.tenantId);
+    const space = await findSpace(db, scope, link.spaceId);
+    if (!settings.externalShareEnabled || !space?.externalShareEnabled) throw driveErrors.shareDisabled();
+    if (!ipAllowed(link.allowedIps, visitor.ip)) throw driveErrors.shareIpDenied();
+    const node = await findLiveNode(db, scope, link.nodeId);
+    if (!node) throw driveErrors.nodeNotFound();
+    const hasSession = link.passwordHash !== null && (await sessionValid(link, visitor.session));
+    return { link, node, scope, hasSession };
+  }
+
+  /** Browsing and content: a password link needs its session. */
+  async function open(token: string, visitor: Visitor) {
+    const r = await resolve(token, visitor);
+    if (r.link.passwordHash !== null && !r.hasSession) throw driveErrors.sharePasswordRequired();
+    return r;
+  }
+
+  /** A node the link reaches: the shared node itself or a live node under the shared folder. */
+  async function reachable(r: Resolved, nodeId: number | undefined): Promise<NodeRow> {
+    if (nodeId === undefined || nodeId === r.node.id) return r.node;
+    const node = await findLiveNode(db, r.scope, nodeId);
+    if (!node?.ancestorIds.includes(r.node.id)) throw driveErrors.nodeNotFound();
+    return node;
+  }
+
+  const log = (
+    r: Pick<Resolved, 'link'>,
+    nodeId: number | null,
+    event: 'access' | 'download' | 'wrong_password',
+    v: Visitor,
+  ) => repo.logShareAccess(db, r.link, { nodeId, event, ip: v.ip, userAgent: v.userAgent });
+
+  return {
+    /**
+     * What the link shows. A password link without a session shows only that a password is
+     * needed (not even the name: names can say much). Without a session each request counts an
+     * access; with one, the access was counted when the session was opened.
+     */
+    async metadata(token: string, visitor: Visitor) {
+      const r = await resolve(token, visitor);
+      const passwordRequired = r.link.passwordHash !== null;
+      if (passwordRequired && !r.hasSession) {
+        return { passwordRequired: true, hasSession: false };
+      }
+      if (!passwordRequired) {
+        if (!(await repo.countAccess(db, r.link.id))) throw driveErrors.shareExhausted('access');
+        await log(r, r.node.id, 'access', visitor);
+      }
+      return {
+        passwordRequired,
+        hasSession: r.hasSession,
+        node: toPublicNodeView(r.node),
+        capabilities: r.link.capabilities,
+        expiresAt: r.link.expiresAt,
+        watermark: r.link.watermark,
+      };
+    },
+
+    /** Opens an access session with the link's password (counted as one access). */
+    async password(token: string, password: string, visitor: Visitor) {
+      const r = await resolve(token, visitor);
+      if (r.link.passwordHash === null) throw httpErrors.invalidField('password', 'this share link has no password');
+      // every attempt counts; a correct password clears the counter
+      const attemptsKey = `drive:share-password:${r.link.id}:${visitor.ip}`;
+      const attempt = await cache.incr(attemptsKey, PASSWORD_WINDOW_SECONDS);
+      if (attempt.count > PASSWORD_ATTEMPTS) throw driveErrors.shareTooManyAttempts(attempt.ttl);
+      if (!(await verifyPassword(r.link.passwordHash, password))) {
+        await log(r, r.node.id, 'wrong_password', visitor);
+        throw driveErrors.shareWrongPassword();
+      }
+      await cache.del(attemptsKey);
+      if (!(await repo.countAccess(db, r.link.id))) throw driveErrors.shareExhausted('access');
+      await log(r, r.node.id, 'access', visitor);
+      const sessionToken = randomToken();
+      await cache.set(
+        sessionKey(sessionToken),
+        JSON.stringify({ linkId: r.link.id, sessionVersion: r.link.sessionVersion }),
+        SESSION_TTL_SECONDS,
+      );
+      return { sessionToken, expiresAt: new Date(clock().getTime() + SESSION_TTL_SECONDS * 1000) };
+    },
+
+    /** One page of a folder inside the shared folder (the shared folder by default). */
+    async browse(token: string, visitor: Visitor, q: { parentId?: number; page: number; pageSize: number }) {
+      const r = await open(token, visitor);
+      const parent = await reachable(r, q.parentId);
+      if (parent.type !== 'folder') throw driveErrors.notAFolder('parentId');
+      const page = await repo.liveChildren(db, r.link.tenantId, parent.id, q);
+      return { list: page.list.map(toPublicNodeView), total: page.total, page: q.page, pageSize: q.pageSize };
+    },
+
+    /**
+     * A file's current content, with the 'download' capability only (a preview-only link never
+     * gives the original bytes). `counts`: this request starts a reading (no Range or one from
+     * byte 0), so it takes one download from the link's limit.
+     */
+    async content(token: string, visitor: Visitor, nodeId: number | undefined, counts: boolean) {
+      const r = await open(token, visitor);
+      if (!r.link.capabilities.includes('download')) throw driveErrors.sharePreviewOnly();
+      const node = await reachable(r, nodeId);
+      if (node.type !== 'file') throw driveErrors.notAFile();
+      if (node.currentVersionId === null) throw driveErrors.versionNotFound();
+      const file = await core.files.files.referencedBy(r.scope, versionOwner(node.currentVersionId));
+      if (counts) {
+        if (!(await repo.countDownload(db, r.link.id))) throw driveErrors.shareExhausted('download');
+        await log(r, node.id, 'download', visitor);
+      }
+      return { ...file, name: node.name };
+    },
+
+    /** Streams it as an attachment: Range/206/416, ETag/304 (the files module). */
+    send: (req: FastifyRequest, reply: FastifyReply, file: Parameters<DriveCore['files']['sendContent']>[2]) =>
+      core.files.sendContent(req, reply, file, { inline: false }),
+  };
+}
+
+export type PublicShareService = ReturnType<typeof createPublicShareService>;

@@ -1,0 +1,111 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { replyFormats } from '../../../platform/http/reply-formats.ts';
+import { route } from '../../../platform/http/route.ts';
+import type { PublicShareService, Visitor } from './public-service.ts';
+import {
+  BrowseQuery,
+  PasswordBody,
+  PublicContentQuery,
+  PublicNodePage,
+  ShareMetadata,
+  ShareSession,
+  TokenParams,
+} from './schemas.ts';
+
+const tags = ['DriveSharePublic'];
+const feature = 'drive';
+/** an active document is never run from the API's origin, whatever it is */
+const SANDBOX = { 'content-security-policy': "sandbox; default-src 'none'", 'x-content-type-options': 'nosniff' };
+const sessionHeader = 'X-Share-Session: the access session of a password link (POST …/password)';
+
+function visitor(req: { scope: { ip: string }; headers: Record<string, string | string[] | undefined> }): Visitor {
+  const one = (v: string | string[] | undefined) => (Array.isArray(v) ? (v[0] ?? null) : (v ?? null));
+  return { ip: req.scope.ip, userAgent: one(req.headers['user-agent']), session: one(req.headers['x-share-session']) };
+}
+
+/** Anonymous share-link routes (no sign-in: the token in the path is the credential). */
+export function publicShareRoutes(app: FastifyInstance, shares: PublicShareService) {
+  route(app, {
+    method: 'GET',
+    url: '/api/drive/public/shares/:token',
+    operation: 'drive.public_share.get',
+    auth: 'public',
+    feature,
+    schema: {
+      tags,
+      summary: 'What a share link shows (counts one access)',
+      description:
+        'A password link without a valid session answers only { passwordRequired: true, hasSession: false } (no name, no ' +
+        'content). Without a session each request counts an access (410 drive.share_exhausted past max_access_count); ' +
+        `with one, the access was counted when the session was opened. ${sessionHeader}. 404 drive.share_not_found, ` +
+        '410 drive.share_revoked / drive.share_expired, 403 drive.share_disabled / drive.share_ip_denied.',
+      params: TokenParams,
+      response: ShareMetadata,
+    },
+    handler: async (req) => shares.metadata(req.params.token, visitor(req)),
+  });
+
+  route(app, {
+    method: 'POST',
+    url: '/api/drive/public/shares/:token/password',
+    operation: 'drive.public_share.password',
+    auth: 'public',
+    feature,
+    schema: {
+      tags,
+      summary: 'Open an access session with the link password (12 h; counts one access)',
+      description:
+        '401 drive.share_wrong_password (logged); 5 attempts per link and address in 15 minutes, then 429 ' +
+        'drive.share_too_many_attempts with Retry-After. A revoke or a password change ends every session.',
+      params: TokenParams,
+      body: PasswordBody,
+      response: ShareSession,
+    },
+    handler: async (req) => shares.password(req.params.token, req.body.password, visitor(req)),
+  });
+
+  route(app, {
+    method: 'GET',
+    url: '/api/drive/public/shares/:token/nodes',
+    operation: 'drive.public_share.nodes',
+    auth: 'public',
+    feature,
+    schema: {
+      tags,
+      summary: 'Browse a shared folder (parentId: the shared folder or a folder under it)',
+      description: `Only live nodes inside the shared folder; any other parentId is 404. ${sessionHeader}.`,
+      params: TokenParams,
+      querystring: BrowseQuery,
+      response: PublicNodePage,
+    },
+    handler: async (req) => shares.browse(req.params.token, visitor(req), req.query),
+  });
+
+  route(app, {
+    method: 'GET',
+    url: '/api/drive/public/shares/:token/content',
+    operation: 'drive.public_share.content',
+    auth: 'public',
+    feature,
+    reply: replyFormats.body('application/octet-stream'),
+    schema: {
+      tags,
+      summary: 'Download a shared file (nodeId: a file under a shared folder; Range, ETag / If-None-Match)',
+      description:
+        'Needs the download capability (403 drive.share_preview_only otherwise). A request without Range or with a Range ' +
+        'from byte 0 counts one download (410 drive.share_exhausted past max_download_count); later ranges do not. ' +
+        `Always an attachment, with Content-Security-Policy: sandbox and nosniff. ${sessionHeader}.`,
+      params: TokenParams,
+      querystring: PublicContentQuery,
+      response: Type.String({ format: 'binary' }),
+    },
+    handler: async (req, reply) => {
+      // a Range past the first byte continues a download already counted
+      const counts = !/^bytes=\s*[1-9]/.test(req.headers.range ?? '');
+      const file = await shares.content(req.params.token, visitor(req), req.query.nodeId, counts);
+      reply.headers(SANDBOX);
+      return shares.send(req as unknown as FastifyRequest, reply, file);
+    },
+  });
+}
