@@ -18,6 +18,8 @@ import { createRecycleArea } from './recycle/index.ts';
 import { createRequestsService } from './requests/requests-service.ts';
 import { requestRoutes } from './requests/routes.ts';
 import { driveSettings } from './settings.ts';
+import { shareLinkRoutes } from './shares/routes.ts';
+import { createSharesService } from './shares/shares-service.ts';
 import { spaceManagerIds } from './spaces/managers.ts';
 import { createSpaceMembersService } from './spaces/members-service.ts';
 import { spaceRoutes } from './spaces/routes.ts';
@@ -73,10 +75,15 @@ export function createDriveModule(
   const activityFeed = createActivityFeedService(core);
   const accessRequests = createRequestsService(core);
   const reminders = createRemindersService(core);
+  const shares = createSharesService({ ...core, secrets: ctx.secrets, publicBaseUrl: ctx.config.publicBaseUrl });
 
   ctx.jobs.register(driveJobs, () => ({
     clock,
-    ensureActivityPartitions: activities.ensurePartitions,
+    ensureActivityPartitions: async (now: Date) => {
+      const made = await activities.ensurePartitions(now);
+      const logs = await activities.ensurePartitions(now, 'drive_share_access_logs');
+      return { partitions: [...made.partitions, ...logs.partitions] };
+    },
     purgeExpiredRecycleBin: recycleArea.recycle.purgeExpired,
     expireUploadBindings: uploads.expireUploadBindings,
     remindExpiringGrants: reminders.remindExpiringGrants,
@@ -98,6 +105,7 @@ export function createDriveModule(
         permissionRoutes(scope, grants);
         activityRoutes(scope, activityFeed);
         requestRoutes(scope, accessRequests);
+        shareLinkRoutes(scope, shares);
       });
     },
   };

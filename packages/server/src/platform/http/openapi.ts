@@ -41,6 +41,7 @@ export const TAGS: { name: string; description: string }[] = [
     name: 'DriveAccessRequests',
     description: 'Drive access requests: ask for a role on a node; managers approve or reject',
   },
+  { name: 'DriveShareLinks', description: 'Drive share links: create, change and revoke token links to a node' },
   { name: 'AsyncTasks', description: 'My long-running tasks: progress, cancel, result download' },
   { name: 'ExportJobs', description: 'Exports that run as tasks (CSV result files)' },
   { name: 'Notifications', description: 'Event catalog, overrides, preferences, dispatch log, unsubscribe' },
