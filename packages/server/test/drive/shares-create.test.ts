@@ -91,9 +91,9 @@ describe('POST /api/drive/share-links', () => {
     const row = await linkRow(t, v.id);
     expect(row?.tokenHash).toBe(sha256(v.token));
     expect(row?.tokenEncrypted).not.toContain(v.token);
-    expect(t.app.ctx.secrets.decrypt(row?.tokenEncrypted ?? '', secretContext('drive_share_links', 'token_encrypted', v.id))).toBe(
-      v.token,
-    );
+    expect(
+      t.app.ctx.secrets.decrypt(row?.tokenEncrypted ?? '', secretContext('drive_share_links', 'token_encrypted', v.id)),
+    ).toBe(v.token);
     expect(row?.passwordHash).not.toBe('correct horse');
     expect(await verifyPassword(row?.passwordHash ?? '', 'correct horse')).toBe(true);
     expect(row).toMatchObject({ kind: 'share', sessionVersion: 1, tenantId: a.tenantId, createdBy: u.editor.userId });
@@ -198,7 +198,12 @@ describe('share-link settings', () => {
     const before = await rowCount(t, driveShareLinks);
     const none = await createLink(t, owner.token, { nodeId: sdoc.id, expiresAt: undefined });
     expectError(none, 400, 'request.validation_failed', 'expiresAt');
-    expectError(await createLink(t, owner.token, { nodeId: sdoc.id, expiresAt: inDays(4) }), 400, 'request.validation_failed', 'expiresAt');
+    expectError(
+      await createLink(t, owner.token, { nodeId: sdoc.id, expiresAt: inDays(4) }),
+      400,
+      'request.validation_failed',
+      'expiresAt',
+    );
     expect(await rowCount(t, driveShareLinks)).toBe(before);
     expect((await createLink(t, owner.token, { nodeId: sdoc.id, expiresAt: inDays(2.9) })).statusCode).toBe(201);
     await setDriveSettings(t, s.adminToken, { externalShareMaxDays: 0 });
@@ -224,15 +229,17 @@ describe('share-link settings', () => {
 describe('system task drive.activityPartitions', () => {
   it('creates the monthly partitions of drive_share_access_logs too', async () => {
     const task = t.app.ctx.jobs.systemTask('drive.activityPartitions');
-    const run = (await task?.handler(
-      {},
-      { trigger: 'manual', cronJobId: 0, runId: 0, log: t.app.ctx.log },
-    )) as { partitions: string[] };
+    const run = (await task?.handler({}, { trigger: 'manual', cronJobId: 0, runId: 0, log: t.app.ctx.log })) as {
+      partitions: string[];
+    };
     const now = new Date();
     const month = `${now.getUTCFullYear()}${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
     expect(run.partitions).toContain(`drive_activities_${month}`);
     expect(run.partitions).toContain(`drive_share_access_logs_${month}`);
-    const made = await t.app.drive.core.activities.ensurePartitions(new Date('2042-06-15T00:00:00Z'), 'drive_share_access_logs');
+    const made = await t.app.drive.core.activities.ensurePartitions(
+      new Date('2042-06-15T00:00:00Z'),
+      'drive_share_access_logs',
+    );
     expect(made.partitions).toEqual([
       'drive_share_access_logs_204206',
       'drive_share_access_logs_204207',

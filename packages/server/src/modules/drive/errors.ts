@@ -128,7 +128,11 @@ export const driveErrors = {
   shareLinkRevoked: () =>
     new AppError(409, 'drive.share_link_revoked', 'The share link is revoked; create a new one instead'),
   externalShareDisabled: () =>
-    new AppError(403, 'drive.external_share_disabled', 'Sharing links outside the company is turned off for this space'),
+    new AppError(
+      403,
+      'drive.external_share_disabled',
+      'Sharing links outside the company is turned off for this space',
+    ),
   userNotFound: (field: string) =>
     new AppError(400, 'drive.user_not_found', 'No active user with this id in this tenant', {
       details: [{ field, message: 'no active user with this id in this tenant' }],

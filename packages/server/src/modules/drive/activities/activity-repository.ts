@@ -59,7 +59,11 @@ export function monthPartition(month: Date, table: MonthlyTable = 'drive_activit
 
 export type MonthPartition = ReturnType<typeof monthPartition>;
 
-export async function partitionExists(db: Db, name: string, table: MonthlyTable = 'drive_activities'): Promise<boolean> {
+export async function partitionExists(
+  db: Db,
+  name: string,
+  table: MonthlyTable = 'drive_activities',
+): Promise<boolean> {
   const r = await db.execute(sql`select 1 from pg_inherits i join pg_class c on c.oid = i.inhrelid
     where i.inhparent = ${table}::regclass and c.relname = ${name}`);
   return (r as unknown as { rows: unknown[] }).rows.length > 0;

@@ -1,9 +1,9 @@
 import type { Scope } from '../../../platform/auth/principal.ts';
-import type { Db } from '../../../platform/db/client.ts';
-import type { Page, PageRequest } from '../../../platform/db/scoped.ts';
 import { randomToken, sha256 } from '../../../platform/crypto/digest.ts';
 import { hashPassword } from '../../../platform/crypto/passwords.ts';
 import { type SecretBox, secretContext } from '../../../platform/crypto/secrets.ts';
+import type { Db } from '../../../platform/db/client.ts';
+import type { Page, PageRequest } from '../../../platform/db/scoped.ts';
 import { httpErrors } from '../../../platform/http/errors.ts';
 import type { DriveCaller } from '../access/access-service.ts';
 import type { DriveCore } from '../core.ts';
@@ -143,7 +143,8 @@ export function createSharesService(core: DriveCore & { secrets: SecretBox; publ
 
   function checkIps(ips: string[] | undefined): string[] | undefined {
     ips?.forEach((ip, i) => {
-      if (!isIpOrCidr(ip)) throw httpErrors.invalidField(`allowedIps.${i}`, 'must be an IPv4/IPv6 address or CIDR range');
+      if (!isIpOrCidr(ip))
+        throw httpErrors.invalidField(`allowedIps.${i}`, 'must be an IPv4/IPv6 address or CIDR range');
     });
     return ips;
   }
@@ -153,7 +154,7 @@ export function createSharesService(core: DriveCore & { secrets: SecretBox; publ
   /** The link, when the caller created it or manages its node ('manageLinks'); otherwise not found. */
   async function manageable(c: DriveCaller, id: number) {
     const link = await repo.findLink(db, c.scope, id);
-    if (!link || link.kind !== 'share') throw driveErrors.shareLinkNotFound();
+    if (link?.kind !== 'share') throw driveErrors.shareLinkNotFound();
     const node = await findNode(db, c.scope, link.nodeId);
     const space = node ? await findSpace(db, c.scope, node.spaceId) : null;
     if (!node || !space) throw driveErrors.shareLinkNotFound();
