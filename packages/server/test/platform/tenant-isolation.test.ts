@@ -139,7 +139,7 @@ beforeAll(async () => {
   await driveRowsOfB();
 });
 
-/** B's drive: a team space with a member, a folder holding a file with a grant, a hold and an access request, an upload session. */
+/** B's drive: a team space with a member, a folder holding a file with a grant, a hold, an access request and a share link, an upload session. */
 async function driveRowsOfB() {
   const bUser = idsOfB.get('/api/users') as number;
   const spaceId = await createInB('/api/drive/spaces', { type: 'team', name: 'B space' });
@@ -167,6 +167,13 @@ async function driveRowsOfB() {
     .values({ tenantId: b.tenantId, spaceId, nodeId: doc.id, requesterUserId: bUser, requestedRole: 'editor' })
     .returning();
   idsOfB.set('/api/drive/access-requests', request?.id as number);
+  idsOfB.set(
+    '/api/drive/share-links',
+    await createInB('/api/drive/share-links', {
+      nodeId: doc.id,
+      expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+    }),
+  );
   const init = { spaceId, name: 'b.bin', size: 10, chunkSize: 1024 };
   const session = await call(t.app, 'POST', '/api/drive/nodes/upload/init', { token: b.adminToken, body: init });
   if (session.statusCode >= 300) throw new Error(`setup drive upload init failed: ${session.body}`);

@@ -124,6 +124,15 @@ export const driveErrors = {
     httpErrors.conflict('drive.access_request_decided', `The request is no longer pending (it was ${status})`),
   notRequester: () =>
     new AppError(403, 'drive.not_requester', 'Only the person who asked can withdraw an access request'),
+  shareLinkNotFound: () => httpErrors.notFound('drive.share_link_not_found', 'Share link'),
+  shareLinkRevoked: () =>
+    new AppError(409, 'drive.share_link_revoked', 'The share link is revoked; create a new one instead'),
+  externalShareDisabled: () =>
+    new AppError(
+      403,
+      'drive.external_share_disabled',
+      'Sharing links outside the company is turned off for this space',
+    ),
   userNotFound: (field: string) =>
     new AppError(400, 'drive.user_not_found', 'No active user with this id in this tenant', {
       details: [{ field, message: 'no active user with this id in this tenant' }],

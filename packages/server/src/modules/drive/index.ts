@@ -20,6 +20,8 @@ import { createRecycleArea } from './recycle/index.ts';
 import { createRequestsService } from './requests/requests-service.ts';
 import { requestRoutes } from './requests/routes.ts';
 import { driveSettings } from './settings.ts';
+import { shareLinkRoutes } from './shares/routes.ts';
+import { createSharesService } from './shares/shares-service.ts';
 import { spaceManagerIds } from './spaces/managers.ts';
 import { createSpaceMembersService } from './spaces/members-service.ts';
 import { spaceRoutes } from './spaces/routes.ts';
@@ -86,10 +88,15 @@ export function createDriveModule(
   const accessRequests = createRequestsService(core);
   const reminders = createRemindersService(core);
   const publicShares = createPublicShareService(core);
+  const shares = createSharesService({ ...core, secrets: ctx.secrets, publicBaseUrl: ctx.config.publicBaseUrl });
 
   ctx.jobs.register(driveJobs, () => ({
     clock,
-    ensureActivityPartitions: activities.ensurePartitions,
+    ensureActivityPartitions: async (now: Date) => {
+      const made = await activities.ensurePartitions(now);
+      const logs = await activities.ensurePartitions(now, 'drive_share_access_logs');
+      return { partitions: [...made.partitions, ...logs.partitions] };
+    },
     purgeExpiredRecycleBin: recycleArea.recycle.purgeExpired,
     expireUploadBindings: uploads.expireUploadBindings,
     remindExpiringGrants: reminders.remindExpiringGrants,
@@ -112,6 +119,7 @@ export function createDriveModule(
         activityRoutes(scope, activityFeed);
         requestRoutes(scope, accessRequests);
         publicShareRoutes(scope, publicShares);
+        shareLinkRoutes(scope, shares);
       });
     },
   };

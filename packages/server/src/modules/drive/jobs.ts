@@ -9,10 +9,10 @@ type DriveJobDeps = {
   remindExpiringGrants: (now: Date) => Promise<{ reminded: number }>;
 };
 
-/** Spec §8: activities are partitioned by UTC month; this month's and the next two's partitions exist ahead. */
+/** Spec §8: activities and share-link access logs are partitioned by UTC month; this month's and the next two's partitions exist ahead. */
 const activityPartitions = defineSystemTask<DriveJobDeps>({
   name: 'drive.activityPartitions',
-  description: 'Create the monthly partitions of drive activities ahead of time',
+  description: 'Create the monthly partitions of drive activities and share-link access logs ahead of time',
   schedule: '7 2 * * *',
   handler: async (_params, _run, deps) => deps.ensureActivityPartitions(deps.clock()),
 });

@@ -45,6 +45,7 @@ export const TAGS: { name: string; description: string }[] = [
     name: 'DriveSharePublic',
     description: 'Anonymous share links: metadata, password sessions (X-Share-Session), browsing, download',
   },
+  { name: 'DriveShareLinks', description: 'Drive share links: create, change and revoke token links to a node' },
   { name: 'AsyncTasks', description: 'My long-running tasks: progress, cancel, result download' },
   { name: 'ExportJobs', description: 'Exports that run as tasks (CSV result files)' },
   { name: 'Notifications', description: 'Event catalog, overrides, preferences, dispatch log, unsubscribe' },

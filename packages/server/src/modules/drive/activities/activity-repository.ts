@@ -46,19 +46,26 @@ export async function nodeActivities(
     .limit(opts.limit);
 }
 
-/** The partition of the UTC month holding `month`: its name and range. */
-export function monthPartition(month: Date) {
+/** The drive's tables partitioned by UTC month (spec §8), each with a `<table>_default` partition. */
+export type MonthlyTable = 'drive_activities' | 'drive_share_access_logs';
+
+/** The partition of `table` for the UTC month holding `month`: its name and range. */
+export function monthPartition(month: Date, table: MonthlyTable = 'drive_activities') {
   const from = new Date(Date.UTC(month.getUTCFullYear(), month.getUTCMonth(), 1));
   const to = new Date(Date.UTC(month.getUTCFullYear(), month.getUTCMonth() + 1, 1));
-  const name = `drive_activities_${from.getUTCFullYear()}${String(from.getUTCMonth() + 1).padStart(2, '0')}`;
-  return { name, from, to };
+  const name = `${table}_${from.getUTCFullYear()}${String(from.getUTCMonth() + 1).padStart(2, '0')}`;
+  return { table, name, from, to };
 }
 
 export type MonthPartition = ReturnType<typeof monthPartition>;
 
-export async function partitionExists(db: Db, name: string): Promise<boolean> {
+export async function partitionExists(
+  db: Db,
+  name: string,
+  table: MonthlyTable = 'drive_activities',
+): Promise<boolean> {
   const r = await db.execute(sql`select 1 from pg_inherits i join pg_class c on c.oid = i.inhrelid
-    where i.inhparent = 'drive_activities'::regclass and c.relname = ${name}`);
+    where i.inhparent = ${table}::regclass and c.relname = ${name}`);
   return (r as unknown as { rows: unknown[] }).rows.length > 0;
 }
 
@@ -68,16 +75,15 @@ export async function partitionExists(db: Db, name: string): Promise<boolean> {
  * them, and the month would stay in the default partition for good.
  */
 export async function createMonthPartition(tx: Db, p: MonthPartition): Promise<void> {
+  const { table } = p;
   // no row of the month can enter the default partition while it is emptied and checked
-  await tx.execute(sql`lock table drive_activities_default in access exclusive mode`);
-  if (await partitionExists(tx, p.name)) return;
+  await tx.execute(sql.raw(`lock table ${table}_default in access exclusive mode`));
+  if (await partitionExists(tx, p.name, table)) return;
   const [from, to] = [p.from.toISOString(), p.to.toISOString()];
-  await tx.execute(sql.raw(`create table ${p.name} (like drive_activities including defaults including constraints)`));
+  await tx.execute(sql.raw(`create table ${p.name} (like ${table} including defaults including constraints)`));
   await tx.execute(
-    sql.raw(`with moved as (delete from drive_activities_default where created_at >= '${from}' and created_at < '${to}' returning *)
+    sql.raw(`with moved as (delete from ${table}_default where created_at >= '${from}' and created_at < '${to}' returning *)
       insert into ${p.name} select * from moved`),
   );
-  await tx.execute(
-    sql.raw(`alter table drive_activities attach partition ${p.name} for values from ('${from}') to ('${to}')`),
-  );
+  await tx.execute(sql.raw(`alter table ${table} attach partition ${p.name} for values from ('${from}') to ('${to}')`));
 }

@@ -47,12 +47,15 @@ export function createActivityLog(deps: { db: Db; clock: () => Date }) {
     list: async (scope: Scope, nodeId: number, q: { limit: number; before?: number; subtree?: SQL }) =>
       (await repo.nodeActivities(deps.db, scope, nodeId, q)).map(toActivityView),
 
-    /** The partitions of this month and the next two (system task `drive.activityPartitions`); idempotent. */
-    async ensurePartitions(now: Date = deps.clock()) {
+    /**
+     * The partitions of `table` (activities by default) for this month and the next two (system
+     * task `drive.activityPartitions`, which does both monthly tables); idempotent.
+     */
+    async ensurePartitions(now: Date = deps.clock(), table: repo.MonthlyTable = 'drive_activities') {
       const made: string[] = [];
       for (let i = 0; i <= 2; i++) {
-        const p = repo.monthPartition(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + i, 1)));
-        if (!(await repo.partitionExists(deps.db, p.name)))
+        const p = repo.monthPartition(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + i, 1)), table);
+        if (!(await repo.partitionExists(deps.db, p.name, table)))
           await deps.db.transaction((tx) => repo.createMonthPartition(tx, p));
         made.push(p.name);
       }

@@ -8,9 +8,9 @@ import type { DriveCore } from '../core.ts';
 import { driveErrors } from '../errors.ts';
 import { findLiveNode, type NodeRow } from '../nodes/node-repository.ts';
 import type { DriveSettings } from '../settings.ts';
+import { ipAllowed } from '../shares/ip-ranges.ts';
 import { findSpace } from '../spaces/space-repository.ts';
 import { versionOwner } from '../versions/version-store.ts';
-import { ipAllowed } from './ip-allow-list.ts';
 import type { ShareLinkRow } from './public-repository.ts';
 import * as repo from './public-repository.ts';
 

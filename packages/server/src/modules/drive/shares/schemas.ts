@@ -1,0 +1,95 @@
+import { type Static, type TSchema, Type } from 'typebox';
+import { Id, NullableTimestamp, PageQuery, Timestamp } from '../../../platform/http/schemas.ts';
+
+/** Wire shapes of share-link management (`/api/drive/share-links`). */
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+/** `T | null` for request fields as one schema (a union would let scalar coercion read "" as null). */
+const OrNull = <T extends TSchema & { type: string }>(t: T) =>
+  Type.Unsafe<Static<T> | null>({ ...t, type: [t.type, 'null'] });
+
+export const MAX_LINK_COUNT = 1_000_000;
+export const MAX_ALLOWED_IPS = 50;
+
+const Capability = Type.Union(
+  ['preview', 'download', 'save'].map((c) => Type.Literal(c)),
+  { description: 'preview: view in the browser; download: get the bytes; save: copy into the visitor’s own drive' },
+);
+const Capabilities = Type.Array(Capability, { minItems: 1, maxItems: 3, description: 'default [preview]' });
+const Title = Type.String({ maxLength: 100, description: '≤ 100 characters' });
+const Password = Type.String({ minLength: 8, maxLength: 128, description: '8–128 characters' });
+const ExpiresAt = Type.String({
+  format: 'date-time',
+  description: 'in the future; at most externalShareMaxDays ahead when that setting is above 0',
+});
+const Limit = (what: string) =>
+  Type.Integer({ minimum: 1, maximum: MAX_LINK_COUNT, description: `${what}; absent or null: unlimited` });
+const AllowedIps = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+  maxItems: MAX_ALLOWED_IPS,
+  description: 'IPv4/IPv6 addresses or CIDR ranges the link may be opened from; empty: anywhere',
+});
+
+export const ShareLinkCreateBody = Type.Object({
+  nodeId: Id,
+  title: Type.Optional(Title),
+  password: Type.Optional(Password),
+  expiresAt: Type.Optional(ExpiresAt),
+  maxAccessCount: Type.Optional(Limit('how many times the link may be opened')),
+  maxDownloadCount: Type.Optional(Limit('how many downloads the link allows')),
+  allowedIps: Type.Optional(AllowedIps),
+  capabilities: Type.Optional(Capabilities),
+  watermark: Type.Optional(Type.Boolean()),
+});
+
+export const ShareLinkUpdateBody = Type.Object({
+  title: Type.Optional(Title),
+  password: Type.Optional(OrNull(Password)),
+  expiresAt: Type.Optional(OrNull(ExpiresAt)),
+  maxAccessCount: Type.Optional(OrNull(Limit('how many times the link may be opened'))),
+  maxDownloadCount: Type.Optional(OrNull(Limit('how many downloads the link allows'))),
+  allowedIps: Type.Optional(AllowedIps),
+  capabilities: Type.Optional(Capabilities),
+  watermark: Type.Optional(Type.Boolean()),
+});
+
+export const ShareLinkSpaceQuery = Type.Object({
+  spaceId: Id,
+  ...PageQuery.properties,
+});
+
+export const ShareLinkState = Type.Union(
+  ['active', 'expired', 'exhausted', 'revoked', 'disabled'].map((s) => Type.Literal(s)),
+  {
+    description:
+      'revoked; disabled (external sharing is off for the tenant or the space); expired; exhausted (an access or download limit is reached); else active',
+  },
+);
+
+export const ShareLinkView = Type.Object({
+  id: Type.Integer(),
+  node: Type.Object({ id: Type.Integer(), name: Type.String() }),
+  spaceId: Type.Integer(),
+  title: Type.String(),
+  hasPassword: Type.Boolean(),
+  capabilities: Type.Array(Type.String()),
+  expiresAt: NullableTimestamp,
+  maxAccessCount: Nullable(Type.Integer()),
+  accessCount: Type.Integer(),
+  maxDownloadCount: Nullable(Type.Integer()),
+  downloadCount: Type.Integer(),
+  allowedIps: Type.Array(Type.String()),
+  watermark: Type.Boolean(),
+  status: Type.String({ description: 'active | revoked' }),
+  state: ShareLinkState,
+  revokedAt: NullableTimestamp,
+  revokedBy: Nullable(Type.Integer()),
+  createdBy: Type.Object({ id: Type.Integer(), name: Type.String() }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+/** A link with its token and URL: to its creator and the node's managers only. */
+export const ShareLinkWithToken = Type.Object({
+  ...ShareLinkView.properties,
+  token: Type.String(),
+  url: Type.String({ description: 'PUBLIC_BASE_URL + /api/drive/public/shares/<token>' }),
+});
