@@ -12,9 +12,9 @@ import {
 import { fileObjects, fileRefs, managedFiles } from '../../src/modules/files/tables.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { expectError, rowCount } from '../helpers/assert.ts';
-import { createUserWithPermissions, type TenantFixture, twoTenants } from '../helpers/fixtures.ts';
+import type { TenantFixture } from '../helpers/fixtures.ts';
 import { type DriveUser, driveUser, file, folder, space } from './drive-fixtures.ts';
-import { addVersion, grant, member, names, nodeRow, ok, usedBytes } from './nodes-fixtures.ts';
+import { addVersion, grant, names, nodeRow, ok, teamWorld, usedBytes } from './nodes-fixtures.ts';
 
 let t: TestApp;
 let tenantId: number;
@@ -28,16 +28,7 @@ let s: SpaceRow;
 
 beforeAll(async () => {
   t = await createTestApp();
-  tenantId = t.demoTenantId;
-  owner = await driveUser(t);
-  editor = await driveUser(t);
-  viewer = await driveUser(t);
-  outsider = await driveUser(t);
-  viewOnly = await createUserWithPermissions(t, ['drive:space:view', 'drive:node:view']);
-  ({ other } = await twoTenants(t));
-  s = await space(t, tenantId, { ownerUserId: owner.userId });
-  await member(t, tenantId, s.id, { type: 'user', id: editor.userId }, 'editor');
-  await member(t, tenantId, s.id, { type: 'user', id: viewer.userId }, 'viewer');
+  ({ tenantId, owner, editor, viewer, outsider, viewOnly, other, s } = await teamWorld(t));
 });
 afterAll(async () => t?.close());
 

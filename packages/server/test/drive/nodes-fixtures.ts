@@ -13,6 +13,8 @@ import {
 } from '../../src/modules/drive/tables.ts';
 import { systemScope } from '../../src/platform/auth/principal.ts';
 import { call, type TestApp } from '../helpers/app.ts';
+import { createUserWithPermissions, twoTenants } from '../helpers/fixtures.ts';
+import { driveUser, space } from './drive-fixtures.ts';
 
 /** Set-up of the node tests: members, grants, locks and reads written straight to the drive's tables. */
 export async function member(
@@ -95,4 +97,22 @@ export async function addVersion(t: TestApp, tenantId: number, node: NodeRow, co
     const locked = (await lockNode(tx, scope, node.id)) as NodeRow;
     return (await t.app.drive.core.versions.append(tx, scope, sp, locked, stored, { fromUpload: true })).node;
   });
+}
+
+/**
+ * The cast of the node tests: a team space of `owner` with an editor and a viewer member, a drive
+ * user with no role in it, a user with read-only menu permissions, and another tenant.
+ */
+export async function teamWorld(t: TestApp) {
+  const tenantId = t.demoTenantId;
+  const owner = await driveUser(t);
+  const editor = await driveUser(t);
+  const viewer = await driveUser(t);
+  const outsider = await driveUser(t);
+  const viewOnly = await createUserWithPermissions(t, ['drive:space:view', 'drive:node:view']);
+  const { other } = await twoTenants(t);
+  const s = await space(t, tenantId, { ownerUserId: owner.userId });
+  await member(t, tenantId, s.id, { type: 'user', id: editor.userId }, 'editor');
+  await member(t, tenantId, s.id, { type: 'user', id: viewer.userId }, 'viewer');
+  return { tenantId, owner, editor, viewer, outsider, viewOnly, other, s };
 }

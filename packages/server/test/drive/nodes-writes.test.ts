@@ -5,9 +5,9 @@ import type { SpaceRow } from '../../src/modules/drive/spaces/space-repository.t
 import { driveActivities, driveNodes, driveSpaces } from '../../src/modules/drive/tables.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { expectError, rowCount } from '../helpers/assert.ts';
-import { createUserWithPermissions, type TenantFixture, twoTenants } from '../helpers/fixtures.ts';
-import { type DriveUser, driveUser, file, folder, space } from './drive-fixtures.ts';
-import { lockFor, member, nodeRow, ok } from './nodes-fixtures.ts';
+import type { TenantFixture } from '../helpers/fixtures.ts';
+import { type DriveUser, file, folder, space } from './drive-fixtures.ts';
+import { lockFor, nodeRow, ok, teamWorld } from './nodes-fixtures.ts';
 
 let t: TestApp;
 let tenantId: number;
@@ -22,16 +22,7 @@ let docs: NodeRow;
 
 beforeAll(async () => {
   t = await createTestApp();
-  tenantId = t.demoTenantId;
-  owner = await driveUser(t);
-  editor = await driveUser(t);
-  viewer = await driveUser(t);
-  outsider = await driveUser(t);
-  viewOnly = await createUserWithPermissions(t, ['drive:space:view', 'drive:node:view']);
-  ({ other } = await twoTenants(t));
-  s = await space(t, tenantId, { ownerUserId: owner.userId });
-  await member(t, tenantId, s.id, { type: 'user', id: editor.userId }, 'editor');
-  await member(t, tenantId, s.id, { type: 'user', id: viewer.userId }, 'viewer');
+  ({ tenantId, owner, editor, viewer, outsider, viewOnly, other, s } = await teamWorld(t));
   docs = await folder(t, tenantId, s.id, null, 'Docs');
 });
 afterAll(async () => t?.close());
