@@ -393,6 +393,11 @@ export const driveShareLinks = pgTable(
     allowedIps: text('allowed_ips').array().$type<string[]>().notNull().default(sql`'{}'::text[]`),
     watermark: boolean('watermark').notNull().default(false),
     collectPolicy: jsonb('collect_policy').$type<Record<string, unknown>>(),
+    /** what a collection link has received so far (its cumulative limits are conditional updates on these) */
+    collectFileCount: integer('collect_file_count').notNull().default(0),
+    collectBytes: bigint('collect_bytes', { mode: 'number' }).notNull().default(0),
+    /** the short link's code (`/api/drive/public/s/{code}`), made on demand */
+    shortCode: text('short_code'),
     sessionVersion: integer('session_version').notNull().default(1),
     status: text('status').$type<'active' | 'revoked'>().notNull().default('active'),
     revokedAt: timestamptz('revoked_at'),
@@ -404,12 +409,41 @@ export const driveShareLinks = pgTable(
   },
   (t) => [
     uniqueIndex('drive_share_links_token').on(t.tokenHash),
+    uniqueIndex('drive_share_links_short_code').on(t.shortCode),
     index('drive_share_links_node').on(t.nodeId),
     index('drive_share_links_creator').on(t.createdBy, t.createdAt),
     check('drive_share_links_kind', sql`${t.kind} in ('share', 'collect')`),
     check('drive_share_links_status', sql`${t.status} in ('active', 'revoked')`),
     check('drive_share_links_counts', sql`${t.accessCount} >= 0 and ${t.downloadCount} >= 0`),
   ],
+);
+
+/**
+ * A file submitted through a collection link (spec §2.2). The node reference is not a foreign
+ * key: the record (name, size, hash, submitter, IP) is kept after the file is purged.
+ */
+export const driveCollectSubmissions = pgTable(
+  'drive_collect_submissions',
+  {
+    id: serial('id').primaryKey(),
+    tenantId: integer('tenant_id'),
+    linkId: integer('link_id')
+      .notNull()
+      .references(() => driveShareLinks.id, { onDelete: 'cascade' }),
+    spaceId: integer('space_id').notNull(),
+    nodeId: integer('node_id'),
+    fileName: text('file_name').notNull(),
+    originalName: text('original_name').notNull(),
+    size: bigint('size', { mode: 'number' }).notNull(),
+    sha256: text('sha256').notNull(),
+    submitterName: text('submitter_name'),
+    note: text('note'),
+    userId: integer('user_id'),
+    ip: text('ip'),
+    userAgent: text('user_agent'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('drive_collect_submissions_link').on(t.linkId, t.createdAt)],
 );
 
 export type ShareAccessEvent = 'access' | 'download' | 'upload' | 'wrong_password';

@@ -1,31 +1,19 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Scope } from '../../../platform/auth/principal.ts';
-import { systemScope } from '../../../platform/auth/principal.ts';
-import { randomToken, sha256 } from '../../../platform/crypto/digest.ts';
+import { randomToken } from '../../../platform/crypto/digest.ts';
 import { verifyPassword } from '../../../platform/crypto/passwords.ts';
 import { httpErrors } from '../../../platform/http/errors.ts';
 import type { DriveCore } from '../core.ts';
 import { driveErrors } from '../errors.ts';
-import { findLiveNode, type NodeRow } from '../nodes/node-repository.ts';
-import type { DriveSettings } from '../settings.ts';
-import { ipAllowed } from '../shares/ip-ranges.ts';
-import { findSpace } from '../spaces/space-repository.ts';
+import type { NodeRow } from '../nodes/node-repository.ts';
 import { versionOwner } from '../versions/version-store.ts';
-import type { ShareLinkRow } from './public-repository.ts';
+import { createLinkAccess, SESSION_TTL_SECONDS, sessionKey, type Visitor } from './link-access.ts';
 import * as repo from './public-repository.ts';
 
-/** How long an access session opened with the password lasts. */
-export const SESSION_TTL_SECONDS = 12 * 3600;
+export type { Visitor } from './link-access.ts';
+
 /** Password attempts per link and IP address in one window. */
 export const PASSWORD_ATTEMPTS = 5;
 export const PASSWORD_WINDOW_SECONDS = 15 * 60;
-
-/** What an anonymous request brings: the address, the user agent and the X-Share-Session header. */
-export type Visitor = { ip: string; userAgent: string | null; session: string | null };
-
-type Resolved = { link: ShareLinkRow; node: NodeRow; scope: Scope; hasSession: boolean };
-
-const sessionKey = (sessionToken: string) => `drive:share-session:${sha256(sessionToken)}`;
 
 export function toPublicNodeView(n: Pick<NodeRow, 'id' | 'name' | 'type' | 'size' | 'mime' | 'updatedAt'>) {
   return { id: n.id, name: n.name, type: n.type, size: n.size, mime: n.mime, updatedAt: n.updatedAt };
@@ -33,58 +21,12 @@ export function toPublicNodeView(n: Pick<NodeRow, 'id' | 'name' | 'type' | 'size
 
 /**
  * Anonymous share links (kind 'share', spec §4.3): metadata, password sessions, browsing a shared
- * folder and downloading. Every route goes through `resolve`, which applies all the link's rules.
+ * folder and downloading. Every route goes through `links.resolve`, which applies all the link's rules.
  */
 export function createPublicShareService(core: DriveCore) {
   const { db, clock, cache } = core;
-
-  async function sessionValid(link: ShareLinkRow, session: string | null): Promise<boolean> {
-    if (!session || session.length > 200) return false;
-    const raw = await cache.get(sessionKey(session));
-    if (!raw) return false;
-    const s = JSON.parse(raw) as { linkId: number; sessionVersion: number };
-    // a revoke or a password change bumps session_version and so ends every open session
-    return s.linkId === link.id && s.sessionVersion === link.sessionVersion;
-  }
-
-  /** The link behind a token with every rule applied, in the order the caller can act on. */
-  async function resolve(token: string, visitor: Visitor): Promise<Resolved> {
-    const link = await repo.findLinkByTokenHash(db, sha256(token));
-    if (link?.kind !== 'share') throw driveErrors.shareNotFound();
-    if (link.status === 'revoked') throw driveErrors.shareRevoked();
-    if (link.expiresAt && link.expiresAt.getTime() <= clock().getTime()) throw driveErrors.shareExpired();
-    const scope = { ...systemScope(link.tenantId), ip: visitor.ip };
-    const settings = await core.settings.effective<DriveSettings>('drive', link.tenantId);
-    const space = await findSpace(db, scope, link.spaceId);
-    if (!settings.externalShareEnabled || !space?.externalShareEnabled) throw driveErrors.shareDisabled();
-    if (!ipAllowed(link.allowedIps, visitor.ip)) throw driveErrors.shareIpDenied();
-    const node = await findLiveNode(db, scope, link.nodeId);
-    if (!node) throw driveErrors.nodeNotFound();
-    const hasSession = link.passwordHash !== null && (await sessionValid(link, visitor.session));
-    return { link, node, scope, hasSession };
-  }
-
-  /** Browsing and content: a password link needs its session. */
-  async function open(token: string, visitor: Visitor) {
-    const r = await resolve(token, visitor);
-    if (r.link.passwordHash !== null && !r.hasSession) throw driveErrors.sharePasswordRequired();
-    return r;
-  }
-
-  /** A node the link reaches: the shared node itself or a live node under the shared folder. */
-  async function reachable(r: Resolved, nodeId: number | undefined): Promise<NodeRow> {
-    if (nodeId === undefined || nodeId === r.node.id) return r.node;
-    const node = await findLiveNode(db, r.scope, nodeId);
-    if (!node?.ancestorIds.includes(r.node.id)) throw driveErrors.nodeNotFound();
-    return node;
-  }
-
-  const log = (
-    r: Pick<Resolved, 'link'>,
-    nodeId: number | null,
-    event: 'access' | 'download' | 'wrong_password',
-    v: Visitor,
-  ) => repo.logShareAccess(db, r.link, { nodeId, event, ip: v.ip, userAgent: v.userAgent });
+  const links = createLinkAccess(core);
+  const { resolve, open, reachable, log } = links;
 
   return {
     /**
