@@ -132,7 +132,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const scheduler = createSchedulerModule(ctx, { notify, platformAdmins });
   const files = createFilesModule(ctx);
   const tasks = createTasksModule(ctx, { files, exportOperationLogs: system.exportOperationLogs, notify });
-  const drive = createDriveModule(ctx, { directory: identity, files, notify });
+  const drive = createDriveModule(ctx, { directory: identity, files, notify, startTask: tasks.create });
+  tasks.registerKind(drive.accessLogExportKind);
   const messaging = createMessagingModule(
     ctx,
     {

@@ -6,6 +6,7 @@ import type { Notifier } from '../messaging/index.ts';
 import type { AccessService } from './access/access-service.ts';
 import type { DriveDirectory } from './access/types.ts';
 import type { ActivityLog } from './activities/activity-service.ts';
+import type { BehaviorAlerts } from './audit/behavior-alerts.ts';
 import type { UsageService } from './spaces/usage-service.ts';
 import type { VersionStore } from './versions/version-store.ts';
 
@@ -27,4 +28,6 @@ export type DriveCore = {
   activities: ActivityLog;
   usage: UsageService;
   versions: VersionStore;
+  /** abnormal-behaviour counters (downloads, wrong share passwords) */
+  alerts: BehaviorAlerts;
 };

@@ -65,6 +65,14 @@ export const driveEvents = defineEvents('drive', {
     content: 'The share link to "{{nodeName}}" expires on {{expiresAt}}.',
     variables: { ...node, expiresAt: 'string' },
   },
+  'drive.link.digest': {
+    displayName: 'Share link activity digest',
+    defaultChannels: IN,
+    availableChannels: IN_MAIL,
+    title: 'Your share links on {{day}}: {{opens}} opens',
+    content: 'What happened through your share links on {{day}} (UTC):\n{{summary}}',
+    variables: { day: 'string', links: 'number', opens: 'number', summary: 'string' },
+  },
   'drive.grant.expiring': {
     displayName: 'Access grant expiring',
     defaultChannels: IN,

@@ -8,6 +8,11 @@ import type { DriveDirectory } from './access/types.ts';
 import { createActivityLog } from './activities/activity-service.ts';
 import { createActivityFeedService } from './activities/feed-service.ts';
 import { activityRoutes } from './activities/routes.ts';
+import { accessLogExportKind } from './audit/access-logs-export.ts';
+import { createAccessLogsService, type StartTask } from './audit/access-logs-service.ts';
+import { createBehaviorAlerts } from './audit/behavior-alerts.ts';
+import { createLinkDigest } from './audit/digest-service.ts';
+import { accessLogRoutes } from './audit/routes.ts';
 import type { DriveCore } from './core.ts';
 import { driveJobs } from './jobs.ts';
 import { createNodesArea, nodeRoutes } from './nodes/index.ts';
@@ -50,7 +55,7 @@ export { driveEvents } from './events.ts';
  */
 export function createDriveModule(
   ctx: AppContext,
-  deps: { directory: DriveDirectory; files: FilesModule; notify: Notifier['notify'] },
+  deps: { directory: DriveDirectory; files: FilesModule; notify: Notifier['notify']; startTask: StartTask },
 ) {
   ctx.settingsRegistry.register(driveSettings);
   const { db, clock } = ctx;
@@ -64,16 +69,22 @@ export function createDriveModule(
     managersOf: (_scope, space) => spaceManagerIds(db, deps.directory, space),
   });
   const versions = createVersionStore({ files: deps.files, usage, clock });
+  const { startTask, ...faces } = deps;
+  const alerts = createBehaviorAlerts(
+    { db, clock, cache: ctx.cache, settings: ctx.settings, directory: deps.directory, notify: deps.notify },
+    ctx.log,
+  );
   const core: DriveCore = {
     db,
     clock,
     cache: ctx.cache,
     settings: ctx.settings,
-    ...deps,
+    ...faces,
     access,
     activities,
     usage,
     versions,
+    alerts,
   };
 
   // areas: built here from the core (each adds its line)
@@ -89,6 +100,8 @@ export function createDriveModule(
   const reminders = createRemindersService(core);
   const publicShares = createPublicShareService(core);
   const shares = createSharesService({ ...core, secrets: ctx.secrets, publicBaseUrl: ctx.config.publicBaseUrl });
+  const accessLogs = createAccessLogsService({ ...core, startTask });
+  const linkDigest = createLinkDigest(core);
 
   ctx.jobs.register(driveJobs, () => ({
     clock,
@@ -100,11 +113,16 @@ export function createDriveModule(
     purgeExpiredRecycleBin: recycleArea.recycle.purgeExpired,
     expireUploadBindings: uploads.expireUploadBindings,
     remindExpiringGrants: reminders.remindExpiringGrants,
+    remindExpiringLinks: reminders.remindExpiringLinks,
+    sendLinkDigests: linkDigest.sendDigests,
   }));
 
   const mod = {
     core,
     reminders,
+    linkDigest,
+    /** task kind drive.share_access_logs, for the task center (app.ts registers it) */
+    accessLogExportKind: accessLogExportKind(accessLogs),
     async register(app: FastifyInstance) {
       app.decorate('drive', mod);
       await app.register(async (scope) => {
@@ -119,6 +137,7 @@ export function createDriveModule(
         activityRoutes(scope, activityFeed);
         requestRoutes(scope, accessRequests);
         publicShareRoutes(scope, publicShares);
+        accessLogRoutes(scope, accessLogs);
         shareLinkRoutes(scope, shares);
       });
     },

@@ -7,6 +7,8 @@ type DriveJobDeps = {
   purgeExpiredRecycleBin: (now: Date) => Promise<{ purged: number; skippedHeld: number }>;
   expireUploadBindings: (now: Date) => Promise<{ released: number }>;
   remindExpiringGrants: (now: Date) => Promise<{ reminded: number }>;
+  remindExpiringLinks: (now: Date) => Promise<{ reminded: number }>;
+  sendLinkDigests: (now: Date) => Promise<{ period: string; creators: number; sent: number }>;
 };
 
 /** Spec §8: activities and share-link access logs are partitioned by UTC month; this month's and the next two's partitions exist ahead. */
@@ -41,5 +43,28 @@ const grantExpiryReminders = defineSystemTask<DriveJobDeps>({
   handler: async (_params, _run, deps) => deps.remindExpiringGrants(deps.clock()),
 });
 
+/** Active share links expiring within shareExpiryReminderHours are announced once to their creators. */
+const linkExpiryReminders = defineSystemTask<DriveJobDeps>({
+  name: 'drive.linkExpiryReminders',
+  description: 'Remind creators of their share links expiring within shareExpiryReminderHours',
+  schedule: '*/15 * * * *',
+  handler: async (_params, _run, deps) => deps.remindExpiringLinks(deps.clock()),
+});
+
+/** Each link creator whose links were used on the previous UTC day gets one summary (drive.link.digest). */
+const linkDigest = defineSystemTask<DriveJobDeps>({
+  name: 'drive.linkDigest',
+  description: 'Send each share-link creator one daily summary of who opened their links (the previous UTC day)',
+  schedule: '13 1 * * *',
+  handler: async (_params, _run, deps) => deps.sendLinkDigests(deps.clock()),
+});
+
 /** The background work of the drive (registered by index.ts). */
-export const driveJobs = { activityPartitions, recycleRetention, expireUploadBindings, grantExpiryReminders };
+export const driveJobs = {
+  activityPartitions,
+  recycleRetention,
+  expireUploadBindings,
+  grantExpiryReminders,
+  linkExpiryReminders,
+  linkDigest,
+};

@@ -15,8 +15,11 @@ import { createTasksService, type TaskFiles } from './tasks-service.ts';
 
 export type { TaskFinishedEvent, TaskFinishedListener } from './events.ts';
 export { tasksEvents } from './events.ts';
+export type { CsvColumn, ExportRows } from './exports/csv-export.ts';
+export { csvExportKind } from './exports/csv-export.ts';
 export type { TaskControls, TaskKind, TaskOutput } from './registry.ts';
 export { TaskCancelled } from './registry.ts';
+export { Task as TaskSchema } from './schemas.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -30,7 +33,8 @@ export { TASK_CONCURRENCY };
  * The task center (issue 3 §4): long work as a task with owner, progress, status, a result file
  * that expires, cancel, and a completion event. Modules register kinds (`registerKind`) and
  * create tasks (`create`, inside their own transaction when they pass `tx`); a finished export
- * notifies its owner, and other listeners subscribe with `onTaskFinished`. The one export so far: the operation log as CSV.
+ * notifies its owner, and other listeners subscribe with `onTaskFinished`. Its own export: the
+ * operation log as CSV; other modules build CSV exports with `csvExportKind` and app.ts registers them.
  */
 export function createTasksModule(
   ctx: AppContext,

@@ -9,10 +9,12 @@ const HOUR_MS = 3_600_000;
 const BATCH = 500;
 
 /**
- * Temporary-grant expiry reminders (system task `drive.grantExpiryReminders`): a grant that
- * expires within the tenant's shareExpiryReminderHours is announced once
- * (`drive.grant.expiring`) to the users its subject stands for. Changing a grant's expiry
- * clears reminded_at (grants-service), which arms the reminder again.
+ * Expiry reminders, one mechanism for two kinds of item: a temporary grant (system task
+ * `drive.grantExpiryReminders`, `drive.grant.expiring` to the users its subject stands for) and
+ * an active share link (`drive.linkExpiryReminders`, `drive.link.expiring` to its creator) that
+ * expire within the tenant's shareExpiryReminderHours are announced once: each item is claimed by
+ * a conditional update of its reminded_at. Changing the expiry clears reminded_at
+ * (grants-service, shares-service), which arms the reminder again.
  */
 export function createRemindersService(core: Pick<DriveCore, 'db' | 'settings' | 'directory' | 'notify'>) {
   const { db, directory } = core;
@@ -44,22 +46,68 @@ export function createRemindersService(core: Pick<DriveCore, 'db' | 'settings' |
     return reminded;
   }
 
-  return {
-    /** System task `drive.grantExpiryReminders`: every tenant with the reminder on (hours > 0). */
-    async remindExpiringGrants(now: Date): Promise<{ reminded: number }> {
-      let reminded = 0;
-      for (const tenantId of await repo.tenantsWithPendingReminders(db, now)) {
-        const hours = (await core.settings.effective<DriveSettings>('drive', tenantId)).shareExpiryReminderHours;
-        if (hours === 0) continue;
-        const until = new Date(now.getTime() + hours * HOUR_MS);
-        for (;;) {
-          const claimed = await repo.claimDueGrants(db, systemScope(tenantId), { now, until, limit: BATCH });
-          if (claimed.length) reminded += await remind(tenantId, claimed);
-          if (claimed.length < BATCH) break;
-        }
+  /** Reminds one claimed batch of links; answers how many were announced. */
+  async function remindLinks(tenantId: number | null, links: repo.ClaimedLink[]): Promise<number> {
+    const scope = systemScope(tenantId);
+    const nodes = new Map((await findNodes(db, scope, [...new Set(links.map((l) => l.nodeId))])).map((n) => [n.id, n]));
+    const spaces = new Map(
+      (await repo.findSpaces(db, scope, [...new Set(links.map((l) => l.spaceId))])).map((s) => [s.id, s]),
+    );
+    let reminded = 0;
+    for (const l of links) {
+      const node = nodes.get(l.nodeId);
+      const space = spaces.get(l.spaceId);
+      if (!node || !space || !l.expiresAt) continue;
+      await core.notify('drive.link.expiring', {
+        tenantId,
+        recipients: [{ type: 'user', id: l.createdBy }],
+        variables: { nodeName: node.name, spaceName: space.name, expiresAt: l.expiresAt.toISOString() },
+        link: `/drive/share-links?id=${l.id}`,
+      });
+      reminded++;
+    }
+    return reminded;
+  }
+
+  /** Every tenant with the reminder on (hours > 0): claims due items batch by batch and reminds them. */
+  async function sweep<T>(
+    now: Date,
+    tenants: (now: Date) => Promise<(number | null)[]>,
+    claim: (scope: ReturnType<typeof systemScope>, q: { now: Date; until: Date; limit: number }) => Promise<T[]>,
+    send: (tenantId: number | null, items: T[]) => Promise<number>,
+  ): Promise<{ reminded: number }> {
+    let reminded = 0;
+    for (const tenantId of await tenants(now)) {
+      const hours = (await core.settings.effective<DriveSettings>('drive', tenantId)).shareExpiryReminderHours;
+      if (hours === 0) continue;
+      const until = new Date(now.getTime() + hours * HOUR_MS);
+      for (;;) {
+        const claimed = await claim(systemScope(tenantId), { now, until, limit: BATCH });
+        if (claimed.length) reminded += await send(tenantId, claimed);
+        if (claimed.length < BATCH) break;
       }
-      return { reminded };
-    },
+    }
+    return { reminded };
+  }
+
+  return {
+    /** System task `drive.grantExpiryReminders`. */
+    remindExpiringGrants: (now: Date) =>
+      sweep(
+        now,
+        (n) => repo.tenantsWithPendingReminders(db, n),
+        (sc, q) => repo.claimDueGrants(db, sc, q),
+        remind,
+      ),
+
+    /** System task `drive.linkExpiryReminders`. */
+    remindExpiringLinks: (now: Date) =>
+      sweep(
+        now,
+        (n) => repo.tenantsWithPendingLinkReminders(db, n),
+        (sc, q) => repo.claimDueLinks(db, sc, q),
+        remindLinks,
+      ),
   };
 }
 

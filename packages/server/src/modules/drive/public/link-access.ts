@@ -70,14 +70,21 @@ export function createLinkAccess(core: DriveCore) {
     return node;
   }
 
-  /** One row of the link's access log (drive_share_access_logs). */
-  const log = (
+  /**
+   * One row of the link's access log (drive_share_access_logs). Downloads and wrong passwords
+   * also count towards the abnormal-behaviour alerts (one cache increment each).
+   */
+  async function log(
     r: Pick<ResolvedLink, 'link'>,
     nodeId: number | null,
     event: ShareAccessEvent,
     v: Visitor,
     detail?: Record<string, unknown>,
-  ) => repo.logShareAccess(db, r.link, { nodeId, event, ip: v.ip, userAgent: v.userAgent, detail });
+  ) {
+    await repo.logShareAccess(db, r.link, { nodeId, event, ip: v.ip, userAgent: v.userAgent, detail });
+    if (event === 'download') await core.alerts.linkDownload(r.link);
+    else if (event === 'wrong_password') await core.alerts.linkFailure(r.link);
+  }
 
   return { resolve, open, reachable, log };
 }

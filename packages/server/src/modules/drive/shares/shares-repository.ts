@@ -20,6 +20,7 @@ export type LinkPatch = Partial<
     | 'capabilities'
     | 'watermark'
     | 'tokenEncrypted'
+    | 'remindedAt'
   >
 >;
 /** A link with the name of its node, as listings show it. */

@@ -8,12 +8,11 @@ import { httpErrors } from '../../../platform/http/errors.ts';
 import type { DriveCaller } from '../access/access-service.ts';
 import type { DriveCore } from '../core.ts';
 import { driveErrors } from '../errors.ts';
-import { findNode } from '../nodes/node-repository.ts';
-import { allows } from '../roles.ts';
 import type { DriveSettings } from '../settings.ts';
 import { findSpace, type SpaceRow } from '../spaces/space-repository.ts';
 import type { ShareCapability } from '../tables.ts';
 import { isIpOrCidr } from './ip-ranges.ts';
+import { manageableLink } from './manageable.ts';
 import * as repo from './shares-repository.ts';
 
 /**
@@ -151,17 +150,7 @@ export function createSharesService(core: DriveCore & { secrets: SecretBox; publ
 
   const dedupe = (caps: ShareCapability[] | undefined) => (caps ? [...new Set(caps)] : undefined);
 
-  /** The link, when the caller created it or manages its node ('manageLinks'); otherwise not found. */
-  async function manageable(c: DriveCaller, id: number) {
-    const link = await repo.findLink(db, c.scope, id);
-    if (link?.kind !== 'share') throw driveErrors.shareLinkNotFound();
-    const node = await findNode(db, c.scope, link.nodeId);
-    const space = node ? await findSpace(db, c.scope, node.spaceId) : null;
-    if (!node || !space) throw driveErrors.shareLinkNotFound();
-    if (link.createdBy !== c.userId && !allows(await access.nodeRole(c, node, space), 'manageLinks'))
-      throw driveErrors.shareLinkNotFound();
-    return { link, node, space };
-  }
+  const manageable = (c: DriveCaller, id: number) => manageableLink(core, c, id);
 
   return {
     /** POST /share-links: the caller shares a node they hold the 'share' role on. */
@@ -247,7 +236,11 @@ export function createSharesService(core: DriveCore & { secrets: SecretBox; publ
       assertSharingOn(settings, space);
       const now = clock();
       const patch: repo.LinkPatch = {};
-      if (input.expiresAt !== undefined) patch.expiresAt = checkExpiry(settings, input.expiresAt, now);
+      if (input.expiresAt !== undefined) {
+        patch.expiresAt = checkExpiry(settings, input.expiresAt, now);
+        // a new expiry arms the expiry reminder again (permissions/reminders-service)
+        patch.remindedAt = null;
+      }
       if (input.password === null && settings.externalShareRequirePassword)
         throw httpErrors.invalidField('password', 'cannot be removed: every share link must have a password');
       if (input.allowedIps !== undefined) patch.allowedIps = checkIps(input.allowedIps) as string[];
@@ -262,7 +255,7 @@ export function createSharesService(core: DriveCore & { secrets: SecretBox; publ
       const row = await db.transaction(async (tx: Db) => {
         const done = await repo.updateLink(tx, scope, link.id, patch, { now, bumpSession: passwordChanged });
         if (!done) throw driveErrors.shareLinkNotFound();
-        const changed = Object.keys(patch).filter((k) => k !== 'passwordHash');
+        const changed = Object.keys(patch).filter((k) => k !== 'passwordHash' && k !== 'remindedAt');
         await activities.record(tx, scope, [
           {
             spaceId: link.spaceId,

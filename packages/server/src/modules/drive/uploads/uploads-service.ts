@@ -566,6 +566,8 @@ export function createUploadsService(core: DriveCore & { log: FastifyBaseLogger 
         file = await core.files.files.ownedBy(scope, version.fileId, versionOwner(version.id));
       }
       if (recent) await nodes.touchRecent(db, scope, caller.userId, node.id, clock());
+      // one reading counts once towards the bulk-download alert, as for the recent list
+      if (recent && q.download) await core.alerts.userDownload(scope.tenantId, caller.userId, node.spaceId);
       // the name users know is the node's (it may have been renamed since)
       return { file: { ...file, name: node.name }, inline: !q.download };
     },

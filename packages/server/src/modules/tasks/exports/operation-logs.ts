@@ -1,11 +1,10 @@
-import { Readable } from 'node:stream';
 import type { OperationLogFilter, OperationLogRow, SystemModule } from '../../system/index.ts';
-import { type CsvCell, csvRow, UTF8_BOM } from '../csv.ts';
-import { TaskCancelled, type TaskKind } from '../registry.ts';
+import type { TaskKind } from '../registry.ts';
+import { type CsvColumn, csvExportKind } from './csv-export.ts';
 
 export const OPERATION_LOG_EXPORT = 'export.operation_logs';
 
-const COLUMNS: [string, (r: OperationLogRow) => CsvCell][] = [
+const COLUMNS: CsvColumn<OperationLogRow>[] = [
   ['id', (r) => r.id],
   ['createdAt', (r) => r.createdAt.toISOString()],
   ['userId', (r) => r.userId],
@@ -22,36 +21,12 @@ const COLUMNS: [string, (r: OperationLogRow) => CsvCell][] = [
   ['requestId', (r) => r.requestId],
 ];
 
-/**
- * The operation log of the task's tenant as CSV (newest first, the list's filters), read page
- * by page from the system module and streamed into the result file as it is produced. Progress
- * follows the rows written; a cancel is noticed between pages.
- */
+/** The operation log of the task's tenant as CSV (newest first, the list's filters), read page by page from the system module. */
 export function operationLogExport(exportLogs: SystemModule['exportOperationLogs']): TaskKind {
-  return {
+  return csvExportKind({
     kind: OPERATION_LOG_EXPORT,
-    finishedEvent: 'platform.export.finished',
-    async run(_ctx, task, controls) {
-      const filter = task.params as OperationLogFilter;
-      const { total, pages } = await exportLogs({ tenantId: task.tenantId }, filter);
-      async function* csv() {
-        yield Buffer.from(UTF8_BOM + csvRow(COLUMNS.map(([name]) => name)));
-        let written = 0;
-        for await (const page of pages) {
-          if (await controls.isCancelled()) throw new TaskCancelled();
-          yield Buffer.from(page.map((r) => csvRow(COLUMNS.map(([, cell]) => cell(r)))).join(''));
-          written += page.length;
-          // 100 is set when the file is stored
-          await controls.progress(Math.min(99, (written * 100) / total));
-        }
-      }
-      return {
-        file: {
-          body: Readable.from(csv(), { objectMode: false }),
-          name: `operation-logs-${task.id}.csv`,
-          mime: 'text/csv',
-        },
-      };
-    },
-  };
+    columns: COLUMNS,
+    fileName: (task) => `operation-logs-${task.id}.csv`,
+    source: (_ctx, task) => exportLogs({ tenantId: task.tenantId }, task.params as OperationLogFilter),
+  });
 }
