@@ -19,8 +19,8 @@ const BATCH = 500;
 export function createRemindersService(core: Pick<DriveCore, 'db' | 'settings' | 'directory' | 'notify'>) {
   const { db, directory } = core;
 
-  /** Reminds one claimed batch; answers how many grants reached at least one user. */
-  async function remind(tenantId: number | null, grants: repo.ClaimedGrant[]): Promise<number> {
+  /** Reminds one claimed batch of grants; answers how many reached at least one user. */
+  async function remindGrants(tenantId: number | null, grants: repo.ClaimedGrant[]): Promise<number> {
     const scope = systemScope(tenantId);
     const nodes = new Map(
       (await findNodes(db, scope, [...new Set(grants.map((g) => g.nodeId))])).map((n) => [n.id, n]),
@@ -97,7 +97,7 @@ export function createRemindersService(core: Pick<DriveCore, 'db' | 'settings' |
         now,
         (n) => repo.tenantsWithPendingReminders(db, n),
         (sc, q) => repo.claimDueGrants(db, sc, q),
-        remind,
+        remindGrants,
       ),
 
     /** System task `drive.linkExpiryReminders`. */
