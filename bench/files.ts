@@ -5,6 +5,7 @@ import http from 'node:http';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { shareLinkRows } from './drive-shares.ts';
 
 /**
  * The file scenarios of `npm run bench` (issue 3, scope item 8): a 256 MiB file of random bytes
@@ -106,7 +107,7 @@ type Answer = { status: number; headers: http.IncomingHttpHeaders; text: string;
  * One HTTP request over node:http (full control of Content-Length, streamed bodies). The answer's
  * body is kept as text when `keep` is set (JSON answers), else only counted and dropped.
  */
-function request(
+export function request(
   url: string,
   opts: {
     method: string;
@@ -144,7 +145,7 @@ function request(
   });
 }
 
-async function json<T>(url: string, method: string, token: string, body?: unknown): Promise<T> {
+export async function json<T>(url: string, method: string, token: string, body?: unknown): Promise<T> {
   const text = body === undefined ? undefined : JSON.stringify(body);
   const headers: Record<string, string | number> = { authorization: `Bearer ${token}` };
   if (text !== undefined) headers['content-type'] = 'application/json';
@@ -466,6 +467,7 @@ async function driveFileRows(
   );
   const content = `${base}/api/drive/nodes/${up.result.file.id}/content?download=true`;
   const d = await downloads(content, { authorization: `Bearer ${token}` }, file, pid, `"${file.sha256}"`);
+  const shares = await shareLinkRows(base, token, file, up.result.file.id, pid, d);
   return [
     {
       scenario: 'drive upload: POST /api/drive/nodes/upload, one multipart request',
@@ -492,5 +494,6 @@ async function driveFileRows(
       goal: 0.9,
       rss: { ...d.range, process: 'service' },
     },
+    ...shares,
   ];
 }
