@@ -8,6 +8,8 @@ import type { DriveDirectory } from './access/types.ts';
 import { createActivityLog } from './activities/activity-service.ts';
 import { createActivityFeedService } from './activities/feed-service.ts';
 import { activityRoutes } from './activities/routes.ts';
+import { createCollectService } from './collect/collect-service.ts';
+import { collectRoutes } from './collect/routes.ts';
 import type { DriveCore } from './core.ts';
 import { driveJobs } from './jobs.ts';
 import { createNodesArea, nodeRoutes } from './nodes/index.ts';
@@ -89,6 +91,7 @@ export function createDriveModule(
   const reminders = createRemindersService(core);
   const publicShares = createPublicShareService(core);
   const shares = createSharesService({ ...core, secrets: ctx.secrets, publicBaseUrl: ctx.config.publicBaseUrl });
+  const collect = createCollectService({ ...core, log: ctx.log }, { uploads, shares });
 
   ctx.jobs.register(driveJobs, () => ({
     clock,
@@ -120,6 +123,7 @@ export function createDriveModule(
         requestRoutes(scope, accessRequests);
         publicShareRoutes(scope, publicShares);
         shareLinkRoutes(scope, shares);
+        collectRoutes(scope, collect);
       });
     },
   };

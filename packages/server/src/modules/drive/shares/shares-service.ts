@@ -12,7 +12,8 @@ import { findNode } from '../nodes/node-repository.ts';
 import { allows } from '../roles.ts';
 import type { DriveSettings } from '../settings.ts';
 import { findSpace, type SpaceRow } from '../spaces/space-repository.ts';
-import type { ShareCapability } from '../tables.ts';
+import type { ShareCapability, ShareKind } from '../tables.ts';
+import { type CollectInput, collectExhausted, collectPolicy, collectView, policyOf } from './collect-policy.ts';
 import { isIpOrCidr } from './ip-ranges.ts';
 import * as repo from './shares-repository.ts';
 
@@ -24,6 +25,8 @@ import * as repo from './shares-repository.ts';
  */
 export type ShareLinkCreate = {
   nodeId: number;
+  kind?: ShareKind;
+  collect?: CollectInput;
   title?: string;
   password?: string;
   expiresAt?: string;
@@ -42,6 +45,7 @@ export type ShareLinkUpdate = {
   allowedIps?: string[];
   capabilities?: ShareCapability[];
   watermark?: boolean;
+  collect?: CollectInput;
 };
 export type ShareLinkState = 'active' | 'expired' | 'exhausted' | 'revoked' | 'disabled';
 
@@ -55,6 +59,7 @@ export function linkState(l: repo.LinkRow, now: Date, sharingOn: boolean): Share
   if (l.expiresAt !== null && l.expiresAt <= now) return 'expired';
   if (l.maxAccessCount !== null && l.accessCount >= l.maxAccessCount) return 'exhausted';
   if (l.maxDownloadCount !== null && l.downloadCount >= l.maxDownloadCount) return 'exhausted';
+  if (l.kind === 'collect' && collectExhausted(l)) return 'exhausted';
   return 'active';
 }
 
@@ -64,6 +69,7 @@ export function toShareLinkView(
 ) {
   return {
     id: l.id,
+    kind: l.kind,
     node: { id: l.nodeId, name: ctx.nodeName },
     spaceId: l.spaceId,
     title: l.title,
@@ -76,6 +82,7 @@ export function toShareLinkView(
     downloadCount: l.downloadCount,
     allowedIps: l.allowedIps,
     watermark: l.watermark,
+    collect: collectView(l),
     status: l.status,
     state: ctx.state,
     revokedAt: l.revokedAt,
@@ -151,10 +158,26 @@ export function createSharesService(core: DriveCore & { secrets: SecretBox; publ
 
   const dedupe = (caps: ShareCapability[] | undefined) => (caps ? [...new Set(caps)] : undefined);
 
+  /** The options of the other kind: a collection link neither shows nor hands out anything, a share link takes no policy. */
+  function checkKindFields(kind: ShareKind, input: ShareLinkUpdate) {
+    if (kind === 'share') {
+      if (input.collect !== undefined) throw httpErrors.invalidField('collect', "applies to kind 'collect' only");
+      return;
+    }
+    const misfit = { capabilities: 'collection links are upload-only', maxDownloadCount: 'nothing is downloaded' };
+    for (const [field, why] of Object.entries(misfit)) {
+      const value = input[field as keyof typeof misfit];
+      if (value !== undefined && value !== null)
+        throw httpErrors.invalidField(field, `does not apply to a collection link (${why})`);
+    }
+    if (input.watermark === true)
+      throw httpErrors.invalidField('watermark', 'does not apply to a collection link (nothing is previewed)');
+  }
+
   /** The link, when the caller created it or manages its node ('manageLinks'); otherwise not found. */
   async function manageable(c: DriveCaller, id: number) {
     const link = await repo.findLink(db, c.scope, id);
-    if (link?.kind !== 'share') throw driveErrors.shareLinkNotFound();
+    if (!link) throw driveErrors.shareLinkNotFound();
     const node = await findNode(db, c.scope, link.nodeId);
     const space = node ? await findSpace(db, c.scope, node.spaceId) : null;
     if (!node || !space) throw driveErrors.shareLinkNotFound();
@@ -164,11 +187,15 @@ export function createSharesService(core: DriveCore & { secrets: SecretBox; publ
   }
 
   return {
-    /** POST /share-links: the caller shares a node they hold the 'share' role on. */
+    /** POST /share-links: the caller shares a node (a folder to collect into) they hold the 'share' role on. */
     async create(scope: Scope, input: ShareLinkCreate): Promise<ShareLinkWithToken> {
       const c = await access.caller(scope);
+      const kind = input.kind ?? 'share';
+      checkKindFields(kind, input);
       const { node, space } = await access.authorizeNode(c, input.nodeId, 'share');
+      if (kind === 'collect' && node.type !== 'folder') throw driveErrors.notAFolder('nodeId');
       const settings = await settingsOf(scope);
+      const policy = kind === 'collect' ? collectPolicy(settings, input.collect ?? {}) : null;
       assertSharingOn(settings, space);
       const now = clock();
       const expiresAt = checkExpiry(settings, input.expiresAt, now);
@@ -181,12 +208,13 @@ export function createSharesService(core: DriveCore & { secrets: SecretBox; publ
         const row = await repo.insertLink(tx, scope, {
           spaceId: space.id,
           nodeId: node.id,
-          kind: 'share',
+          kind,
           title: input.title ?? '',
           tokenHash: sha256(token),
           tokenEncrypted: '',
           passwordHash,
-          capabilities: dedupe(input.capabilities) ?? ['preview'],
+          capabilities: kind === 'collect' ? [] : (dedupe(input.capabilities) ?? ['preview']),
+          collectPolicy: policy,
           expiresAt,
           maxAccessCount: input.maxAccessCount ?? null,
           maxDownloadCount: input.maxDownloadCount ?? null,
@@ -207,7 +235,13 @@ export function createSharesService(core: DriveCore & { secrets: SecretBox; publ
             spaceId: space.id,
             nodeId: node.id,
             action: 'share.create',
-            detail: { linkId: row.id, capabilities: row.capabilities, expiresAt, password: passwordHash !== null },
+            detail: {
+              linkId: row.id,
+              kind,
+              capabilities: row.capabilities,
+              expiresAt,
+              password: passwordHash !== null,
+            },
           },
         ]);
         return sealed ?? row;
@@ -230,6 +264,9 @@ export function createSharesService(core: DriveCore & { secrets: SecretBox; publ
       return { ...p, list: await views(scope, p.list) };
     },
 
+    /** The link with its node and space for its creator or a manager of its node (others: not found). */
+    readable: async (scope: Scope, id: number) => manageable(await access.caller(scope), id),
+
     /** GET /share-links/{id}: with the token, so its creator can copy the link again. */
     async get(scope: Scope, id: number): Promise<ShareLinkWithToken> {
       const c = await access.caller(scope);
@@ -242,6 +279,7 @@ export function createSharesService(core: DriveCore & { secrets: SecretBox; publ
       const c = await access.caller(scope);
       const { link, node, space } = await manageable(c, id);
       if (link.status === 'revoked') throw driveErrors.shareLinkRevoked();
+      checkKindFields(link.kind, input);
       if (space.archivedAt !== null) throw driveErrors.spaceArchived();
       const settings = await settingsOf(scope);
       assertSharingOn(settings, space);
@@ -256,6 +294,7 @@ export function createSharesService(core: DriveCore & { secrets: SecretBox; publ
       if (input.maxDownloadCount !== undefined) patch.maxDownloadCount = input.maxDownloadCount;
       if (input.capabilities !== undefined) patch.capabilities = dedupe(input.capabilities) as ShareCapability[];
       if (input.watermark !== undefined) patch.watermark = input.watermark;
+      if (input.collect !== undefined) patch.collectPolicy = collectPolicy(settings, input.collect, policyOf(link));
       const { password } = input;
       const passwordChanged = password !== undefined && !(password === null && link.passwordHash === null);
       if (passwordChanged) patch.passwordHash = password === null ? null : await hashPassword(password);
