@@ -285,11 +285,18 @@ describe('refusals leave nothing behind', () => {
     expect(small.json().data.remainingBytes).toBe(1024 * 1024 - 700 * 1024 - 1000);
   });
 
-  it('a full quota: 413 drive.quota_exceeded', async () => {
+  it('past the quota or a full space: 413 drive.quota_exceeded', async () => {
     const { sp, inbox } = await world({ quotaBytes: 100 });
     const l = await createCollect(t, editor.token, inbox.id);
     expectError(
       await expectNothingWritten(sp, l.id, () => submit(t, l.token, doc('x.txt', 101)), { stored: true }),
+      413,
+      'drive.quota_exceeded',
+    );
+    // a full space refuses before any byte is stored
+    await t.database.db.update(driveSpaces).set({ usedBytes: 100 }).where(eq(driveSpaces.id, sp.id));
+    expectError(
+      await expectNothingWritten(sp, l.id, () => submit(t, l.token, doc('y.txt', 10))),
       413,
       'drive.quota_exceeded',
     );

@@ -14,7 +14,7 @@ import { type CollectPolicy, MB, policyOf, remaining } from '../shares/collect-p
 import { findLink } from '../shares/shares-repository.ts';
 import type { SharesService } from '../shares/shares-service.ts';
 import { findSpace, type SpaceRow } from '../spaces/space-repository.ts';
-import type { UploadsService } from '../uploads/uploads-service.ts';
+import type { Placed, UploadsService } from '../uploads/uploads-service.ts';
 import * as repo from './collect-repository.ts';
 
 /**
@@ -130,6 +130,10 @@ export function createCollectService(
       const space = await findSpace(db, r.scope, r.link.spaceId);
       if (!space || r.node.type !== 'folder') throw driveErrors.nodeNotFound();
       if (space.archivedAt !== null) throw driveErrors.spaceArchived();
+      // a full space refuses before any byte is read (the charge in the transaction is the real check)
+      const quota = await core.usage.quotaOf(space);
+      const used = space.usedBytes + space.reservedBytes;
+      if (quota > 0 && used >= quota) throw driveErrors.quotaExceeded(quota, used, 1);
       const settings = await core.settings.effective<DriveSettings>('drive', r.link.tenantId);
       // the tenant may have lowered its cap since the link was made
       const maxMb = Math.min(policy.maxFileSizeMb, settings.collectMaxFileSizeMb);
@@ -166,10 +170,7 @@ export function createCollectService(
         throw err;
       }
       let totals: { collectFileCount: number; collectBytes: number } | null = null;
-      const within = async (
-        tx: Db,
-        placed: { node: { id: number; name: string; size: number; sha256: string | null } },
-      ) => {
+      const within = async (tx: Db, placed: Placed) => {
         const { node } = placed;
         totals = await repo.countSubmission(tx, r.link.id, node.size);
         if (!totals) throw await refusal(tx, r);

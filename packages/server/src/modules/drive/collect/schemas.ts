@@ -1,10 +1,9 @@
-import { Type } from 'typebox';
+import { type TSchema, Type } from 'typebox';
 import { Binary, Id, Timestamp } from '../../../platform/http/schemas.ts';
 import { MAX_NOTE, MAX_SUBMITTER_NAME } from './collect-service.ts';
 
 /** Wire shapes of collection links: the anonymous submission and the creator's records. */
-const Nullable = <T extends ReturnType<typeof Type.Integer> | ReturnType<typeof Type.String>>(t: T) =>
-  Type.Union([t, Type.Null()]);
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
 export const SubmissionForm = Type.Object({
   submitterName: Type.Optional(
