@@ -76,7 +76,11 @@ export async function shareLinkRows(
 /** Correct password checks per second through the route, and the bare verification of the same hash. */
 async function passwordChecks(base: string, token: string, nodeId: number) {
   const password = 'bench-share-password';
-  const link = await json<{ token: string }>(`${base}/api/drive/share-links`, 'POST', token, { nodeId, password, expiresAt: expiresAt() });
+  const link = await json<{ token: string }>(`${base}/api/drive/share-links`, 'POST', token, {
+    nodeId,
+    password,
+    expiresAt: expiresAt(),
+  });
   const url = `${base}/api/drive/public/shares/${link.token}/password`;
   const body = JSON.stringify({ password });
   const route = await perSecond(async () => {

@@ -82,9 +82,10 @@ describe('share link metadata', () => {
     expect((await get(base(once.token))).statusCode).toBe(200);
     expectError(await get(base(once.token)), 410, 'drive.share_exhausted');
     expect((await rowById(t, driveShareLinks, once.id))?.accessCount).toBe(1);
-    // a collect link is not a share link
+    // a collect link shows its metadata (collect-links.test.ts) but is never browsed nor downloaded from
     const collect = await link(shared, { kind: 'collect' });
-    expectError(await get(base(collect.token)), 404, 'drive.share_not_found');
+    expect((await get(base(collect.token))).json().data).toMatchObject({ kind: 'collect' });
+    expectError(await get(`${base(collect.token)}/nodes`), 404, 'drive.share_not_found');
   });
 
   it('a link whose node is in the recycle bin is 404', async () => {

@@ -136,10 +136,18 @@ describe('POST /api/drive/share-links', () => {
     expect(await rowCount(t, driveShareLinks)).toBe(before);
   });
 
-  it("makes 'share' links only: a kind in the body is not taken", async () => {
-    const res = await createLink(t, u.editor.token, { nodeId: doc.id, kind: 'collect' });
+  it("makes 'share' links by default; kind 'collect' needs a folder (collect-links.test.ts)", async () => {
+    const res = await createLink(t, u.editor.token, { nodeId: doc.id });
     expect(res.statusCode, res.body).toBe(201);
     expect((await linkRow(t, res.json().data.id))?.kind).toBe('share');
+    const before = await rowCount(t, driveShareLinks);
+    expectError(
+      await createLink(t, u.editor.token, { nodeId: doc.id, kind: 'collect' }),
+      400,
+      'drive.not_a_folder',
+      'nodeId',
+    );
+    expect(await rowCount(t, driveShareLinks)).toBe(before);
   });
 
   it('needs drive:node:edit', async () => {

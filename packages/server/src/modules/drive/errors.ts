@@ -154,6 +154,31 @@ export const driveErrors = {
     ),
   sharePreviewOnly: () =>
     new AppError(403, 'drive.share_preview_only', 'This share link allows previewing only, not downloading'),
+  // collection links (collect/)
+  collectExtensionNotAllowed: (allowed: string[]) =>
+    new AppError(400, 'drive.collect_extension_not_allowed', 'This collection link does not take files of this type', {
+      details: [{ field: 'file', message: `the extension must be one of: ${allowed.join(', ')}` }],
+    }),
+  collectLimitReached: (what: 'files' | 'bytes', limit: number) =>
+    new AppError(
+      409,
+      'drive.collect_limit_reached',
+      what === 'files'
+        ? `This collection link has received all the files it takes (${limit})`
+        : `This file does not fit in what the collection link still takes (${limit} MB in all)`,
+      {
+        details: [
+          { field: 'file', message: what === 'files' ? 'no more files are taken' : 'too large for what is left' },
+        ],
+      },
+    ),
+  collectTooManySubmissions: (retryAfter: number) =>
+    new AppError(
+      429,
+      'drive.collect_too_many_submissions',
+      'Too many submissions from your address to this link; try again later',
+      { retryAfter },
+    ),
   shareTooManyAttempts: (retryAfter: number) =>
     new AppError(429, 'drive.share_too_many_attempts', 'Too many wrong passwords; try again later', { retryAfter }),
 };

@@ -81,7 +81,7 @@ export const driveEvents = defineEvents('drive', {
     content: 'Your access to "{{nodeName}}" in {{spaceName}} expires on {{expiresAt}}.',
     variables: { ...node, expiresAt: 'string' },
   },
-  'drive.collect.file_received': {
+  'drive.collect.received': {
     displayName: 'File collected',
     defaultChannels: IN,
     availableChannels: PERSONAL,

@@ -13,6 +13,8 @@ import { createAccessLogsService, type StartTask } from './audit/access-logs-ser
 import { createBehaviorAlerts } from './audit/behavior-alerts.ts';
 import { createLinkDigest } from './audit/digest-service.ts';
 import { accessLogRoutes } from './audit/routes.ts';
+import { createCollectService } from './collect/collect-service.ts';
+import { collectRoutes } from './collect/routes.ts';
 import type { DriveCore } from './core.ts';
 import { driveJobs } from './jobs.ts';
 import { createNodesArea, nodeRoutes } from './nodes/index.ts';
@@ -102,6 +104,7 @@ export function createDriveModule(
   const shares = createSharesService({ ...core, secrets: ctx.secrets, publicBaseUrl: ctx.config.publicBaseUrl });
   const accessLogs = createAccessLogsService({ ...core, startTask });
   const linkDigest = createLinkDigest(core);
+  const collect = createCollectService({ ...core, log: ctx.log }, { uploads, shares });
 
   ctx.jobs.register(driveJobs, () => ({
     clock,
@@ -139,6 +142,7 @@ export function createDriveModule(
         publicShareRoutes(scope, publicShares);
         accessLogRoutes(scope, accessLogs);
         shareLinkRoutes(scope, shares);
+        collectRoutes(scope, collect);
       });
     },
   };

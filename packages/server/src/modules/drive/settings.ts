@@ -45,7 +45,7 @@ const flag = (description: string, dflt: boolean, visibility: 'admin' | 'authent
 });
 
 /** An extension, with or without its leading dot: `exe`, `.exe`, `tar.gz`. */
-const EXTENSION = '^\\.?[A-Za-z0-9][A-Za-z0-9_+-]{0,15}(\\.[A-Za-z0-9][A-Za-z0-9_+-]{0,15})?$';
+export const EXTENSION = '^\\.?[A-Za-z0-9][A-Za-z0-9_+-]{0,15}(\\.[A-Za-z0-9][A-Za-z0-9_+-]{0,15})?$';
 
 export const driveSettings: SettingsModule = {
   module: 'drive',

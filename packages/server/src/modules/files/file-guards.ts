@@ -64,17 +64,21 @@ function extensions(name: string): string[] {
   return parts.slice(1).filter((p) => p.length > 0);
 }
 
-const normalizeExt = (e: string) => e.trim().toLowerCase().replace(/^\.+/, '');
+/** An extension as lists hold it: `.PDF ` → `pdf`. */
+export const normalizeExtension = (e: string) => e.trim().toLowerCase().replace(/^\.+/, '');
 
 /**
  * True when the name ends in a blocked extension. Case-insensitive; list entries may carry a
  * leading dot. The last extension is checked (`invoice.pdf.exe` is an .exe), and so is the
  * last double extension (`.tar.gz`-style entries such as `pdf.exe` or `tar.gz`).
  */
-export function hasBlockedExtension(name: string, blocked: string[]): boolean {
+export const hasBlockedExtension = (name: string, blocked: string[]): boolean => endsWithExtension(name, blocked);
+
+/** True when the name ends in one of the listed extensions, by the rule of `hasBlockedExtension` (allow-lists use it too). */
+export function endsWithExtension(name: string, list: string[]): boolean {
   const exts = extensions(name);
-  if (exts.length === 0 || blocked.length === 0) return false;
-  const set = new Set(blocked.map(normalizeExt).filter((e) => e.length > 0));
+  if (exts.length === 0 || list.length === 0) return false;
+  const set = new Set(list.map(normalizeExtension).filter((e) => e.length > 0));
   const last = exts[exts.length - 1] as string;
   if (set.has(last)) return true;
   return exts.length >= 2 && set.has(`${exts[exts.length - 2]}.${last}`);

@@ -16,6 +16,7 @@ import { createStorageConfigService } from './storage/configs-service.ts';
 import { createStorageResolver } from './storage-resolver.ts';
 import { createChunkedUploads } from './uploads-service.ts';
 
+export { endsWithExtension, normalizeExtension } from './file-guards.ts';
 export type { FileWithObject, RefOwner } from './file-repository.ts';
 export { type FilePart, readFilePart } from './multipart.ts';
 export { StreamTooLong } from './streams.ts';

@@ -38,10 +38,10 @@ export function createLinkAccess(core: DriveCore) {
     return s.linkId === link.id && s.sessionVersion === link.sessionVersion;
   }
 
-  /** The link behind a token with every rule applied; a link of another kind is not found. */
-  async function resolve(token: string, visitor: Visitor, kind: ShareKind = 'share'): Promise<ResolvedLink> {
+  /** The link behind a token with every rule applied; a link of another kind ('any': either) is not found. */
+  async function resolve(token: string, visitor: Visitor, kind: ShareKind | 'any' = 'share'): Promise<ResolvedLink> {
     const link = await repo.findLinkByTokenHash(db, sha256(token));
-    if (link?.kind !== kind) throw driveErrors.shareNotFound();
+    if (!link || (kind !== 'any' && link.kind !== kind)) throw driveErrors.shareNotFound();
     if (link.status === 'revoked') throw driveErrors.shareRevoked();
     if (link.expiresAt && link.expiresAt.getTime() <= clock().getTime()) throw driveErrors.shareExpired();
     const scope = { ...systemScope(link.tenantId), ip: visitor.ip };

@@ -5,6 +5,7 @@ import { httpErrors } from '../../../platform/http/errors.ts';
 import type { DriveCore } from '../core.ts';
 import { driveErrors } from '../errors.ts';
 import type { NodeRow } from '../nodes/node-repository.ts';
+import { policyOf, remaining } from '../shares/collect-policy.ts';
 import { versionOwner } from '../versions/version-store.ts';
 import { createLinkAccess, SESSION_TTL_SECONDS, sessionKey, type Visitor } from './link-access.ts';
 import * as repo from './public-repository.ts';
@@ -35,7 +36,7 @@ export function createPublicShareService(core: DriveCore) {
      * access; with one, the access was counted when the session was opened.
      */
     async metadata(token: string, visitor: Visitor) {
-      const r = await resolve(token, visitor);
+      const r = await resolve(token, visitor, 'any');
       const passwordRequired = r.link.passwordHash !== null;
       if (passwordRequired && !r.hasSession) {
         return { passwordRequired: true, hasSession: false };
@@ -44,19 +45,27 @@ export function createPublicShareService(core: DriveCore) {
         if (!(await repo.countAccess(db, r.link.id))) throw driveErrors.shareExhausted('access');
         await log(r, r.node.id, 'access', visitor);
       }
+      const common = { passwordRequired, hasSession: r.hasSession, kind: r.link.kind, expiresAt: r.link.expiresAt };
+      if (r.link.kind === 'collect') {
+        // the folder's name and what it takes: never what it holds
+        const left = remaining(r.link);
+        return {
+          ...common,
+          node: toPublicNodeView(r.node),
+          collect: { ...policyOf(r.link), remainingFiles: left.files, remainingBytes: left.bytes },
+        };
+      }
       return {
-        passwordRequired,
-        hasSession: r.hasSession,
+        ...common,
         node: toPublicNodeView(r.node),
         capabilities: r.link.capabilities,
-        expiresAt: r.link.expiresAt,
         watermark: r.link.watermark,
       };
     },
 
     /** Opens an access session with the link's password (counted as one access). */
     async password(token: string, password: string, visitor: Visitor) {
-      const r = await resolve(token, visitor);
+      const r = await resolve(token, visitor, 'any');
       if (r.link.passwordHash === null) throw httpErrors.invalidField('password', 'this share link has no password');
       // every attempt counts; a correct password clears the counter
       const attemptsKey = `drive:share-password:${r.link.id}:${visitor.ip}`;

@@ -19,7 +19,10 @@ const feature = 'drive';
 const SANDBOX = { 'content-security-policy': "sandbox; default-src 'none'", 'x-content-type-options': 'nosniff' };
 const sessionHeader = 'X-Share-Session: the access session of a password link (POST …/password)';
 
-function visitor(req: { scope: { ip: string }; headers: Record<string, string | string[] | undefined> }): Visitor {
+export function visitor(req: {
+  scope: { ip: string };
+  headers: Record<string, string | string[] | undefined>;
+}): Visitor {
   const one = (v: string | string[] | undefined) => (Array.isArray(v) ? (v[0] ?? null) : (v ?? null));
   return { ip: req.scope.ip, userAgent: one(req.headers['user-agent']), session: one(req.headers['x-share-session']) };
 }

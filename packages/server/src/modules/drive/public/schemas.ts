@@ -12,10 +12,28 @@ export const PublicNode = Type.Object({
   updatedAt: Timestamp,
 });
 
+/** What a collection link takes (its totals are the creator's business: only what is left shows). */
+export const PublicCollect = Type.Object({
+  maxFileSizeMb: Type.Integer(),
+  allowedExtensions: Type.Array(Type.String(), { description: 'empty: any extension the tenant does not block' }),
+  requireName: Type.Boolean(),
+  maxFiles: Type.Union([Type.Integer(), Type.Null()]),
+  maxTotalMb: Type.Union([Type.Integer(), Type.Null()]),
+  instructions: Type.String(),
+  remainingFiles: Type.Union([Type.Integer(), Type.Null()], { description: 'null: unlimited' }),
+  remainingBytes: Type.Union([Type.Integer(), Type.Null()], { description: 'null: unlimited' }),
+});
+
 export const ShareMetadata = Type.Object({
   passwordRequired: Type.Boolean(),
   hasSession: Type.Boolean({ description: 'the X-Share-Session header names a valid access session' }),
+  kind: Type.Optional(
+    Type.Union([Type.Literal('share'), Type.Literal('collect')], {
+      description: 'collect: a folder to upload into (POST …/submissions); it is never listed',
+    }),
+  ),
   node: Type.Optional(PublicNode),
+  collect: Type.Optional(PublicCollect),
   capabilities: Type.Optional(
     Type.Array(Type.Union([Type.Literal('preview'), Type.Literal('download'), Type.Literal('save')])),
   ),

@@ -13,7 +13,7 @@ import { findLink } from './shares-repository.ts';
  */
 export async function manageableLink(core: Pick<DriveCore, 'db' | 'access'>, c: DriveCaller, id: number) {
   const link = await findLink(core.db, c.scope, id);
-  if (link?.kind !== 'share') throw driveErrors.shareLinkNotFound();
+  if (!link) throw driveErrors.shareLinkNotFound();
   const node = await findNode(core.db, c.scope, link.nodeId);
   const space = node ? await findSpace(core.db, c.scope, node.spaceId) : null;
   if (!node || !space) throw driveErrors.shareLinkNotFound();

@@ -24,9 +24,10 @@ export function shareLinkRoutes(app: FastifyInstance, shares: SharesService) {
     status: 201,
     schema: {
       tags,
-      summary: 'Create a share link to a node (editor of the node)',
+      summary: 'Create a share link to a node, or a collection link to a folder (editor of the node)',
       description:
-        'The answer holds the token and the public URL. 403 drive.external_share_disabled when the tenant setting externalShareEnabled or the space switch is off; with externalShareMaxDays > 0 expiresAt is required and at most that many days ahead; with externalShareRequirePassword a password is required. allowedIps entries are IPv4/IPv6 addresses or CIDR ranges.',
+        'The answer holds the token and the public URL. 403 drive.external_share_disabled when the tenant setting externalShareEnabled or the space switch is off; with externalShareMaxDays > 0 expiresAt is required and at most that many days ahead; with externalShareRequirePassword a password is required. allowedIps entries are IPv4/IPv6 addresses or CIDR ranges. ' +
+        "kind 'collect' makes a collection link on a folder (400 drive.not_a_folder otherwise) with the policy in collect (maxFileSizeMb at most the tenant's collectMaxFileSizeMb, its default); capabilities, maxDownloadCount and watermark are refused for it (400 naming the field).",
       body: ShareLinkCreateBody,
       response: ShareLinkWithToken,
     },
@@ -93,7 +94,7 @@ export function shareLinkRoutes(app: FastifyInstance, shares: SharesService) {
       tags,
       summary: 'Change a share link (its creator or a manager of the node)',
       description:
-        'Only the fields given change; the creation rules apply to them. password null removes it (refused when externalShareRequirePassword); a password change or removal ends the sessions opened with the link. A revoked link is 409 drive.share_link_revoked.',
+        'Only the fields given change (in collect too); the creation rules apply to them. password null removes it (refused when externalShareRequirePassword); a password change or removal ends the sessions opened with the link. A revoked link is 409 drive.share_link_revoked.',
       params: IdParams,
       body: ShareLinkUpdateBody,
       response: ShareLinkWithToken,

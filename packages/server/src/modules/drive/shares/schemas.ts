@@ -1,5 +1,6 @@
 import { type Static, type TSchema, Type } from 'typebox';
 import { Id, NullableTimestamp, PageQuery, Timestamp } from '../../../platform/http/schemas.ts';
+import { EXTENSION } from '../settings.ts';
 
 /** Wire shapes of share-link management (`/api/drive/share-links`). */
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
@@ -28,8 +29,50 @@ const AllowedIps = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
   description: 'IPv4/IPv6 addresses or CIDR ranges the link may be opened from; empty: anywhere',
 });
 
+export const MAX_COLLECT_MB = 1024 * 1024;
+export const MAX_INSTRUCTIONS = 2000;
+
+/** A collection link's policy; on a change, only the fields given change. */
+const CollectBody = Type.Object(
+  {
+    maxFileSizeMb: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_COLLECT_MB,
+        description: "≤ the tenant's collectMaxFileSizeMb (its default)",
+      }),
+    ),
+    allowedExtensions: Type.Optional(
+      Type.Array(Type.String({ pattern: EXTENSION }), {
+        maxItems: 100,
+        description: 'pdf, .docx, tar.gz…; case-insensitive; empty: any (blockedExtensions still apply)',
+      }),
+    ),
+    requireName: Type.Optional(Type.Boolean({ description: 'a submission must carry submitterName' })),
+    maxFiles: Type.Optional(OrNull(Limit('how many files the link takes in all'))),
+    maxTotalMb: Type.Optional(
+      OrNull(
+        Type.Integer({
+          minimum: 1,
+          maximum: MAX_COLLECT_MB * 1024,
+          description: 'how many MB the link takes in all; absent or null: unlimited',
+        }),
+      ),
+    ),
+    instructions: Type.Optional(Type.String({ maxLength: MAX_INSTRUCTIONS, description: 'shown to submitters' })),
+  },
+  { description: "kind 'collect' only" },
+);
+
+const Kind = Type.Union([Type.Literal('share'), Type.Literal('collect')], {
+  description:
+    'share (default): others open the node; collect: a folder anyone with the link uploads into, never lists nor downloads from (capabilities, maxDownloadCount and watermark do not apply)',
+});
+
 export const ShareLinkCreateBody = Type.Object({
   nodeId: Id,
+  kind: Type.Optional(Kind),
+  collect: Type.Optional(CollectBody),
   title: Type.Optional(Title),
   password: Type.Optional(Password),
   expiresAt: Type.Optional(ExpiresAt),
@@ -49,6 +92,7 @@ export const ShareLinkUpdateBody = Type.Object({
   allowedIps: Type.Optional(AllowedIps),
   capabilities: Type.Optional(Capabilities),
   watermark: Type.Optional(Type.Boolean()),
+  collect: Type.Optional(CollectBody),
 });
 
 export const ShareLinkSpaceQuery = Type.Object({
@@ -60,12 +104,27 @@ export const ShareLinkState = Type.Union(
   ['active', 'expired', 'exhausted', 'revoked', 'disabled'].map((s) => Type.Literal(s)),
   {
     description:
-      'revoked; disabled (external sharing is off for the tenant or the space); expired; exhausted (an access or download limit is reached); else active',
+      'revoked; disabled (external sharing is off for the tenant or the space); expired; exhausted (an access or download limit, or a collection limit, is reached); else active',
   },
 );
 
+/** A collection link's policy with what it has received so far. */
+export const CollectView = Type.Object({
+  maxFileSizeMb: Type.Integer(),
+  allowedExtensions: Type.Array(Type.String()),
+  requireName: Type.Boolean(),
+  maxFiles: Nullable(Type.Integer()),
+  maxTotalMb: Nullable(Type.Integer()),
+  instructions: Type.String(),
+  fileCount: Type.Integer({ description: 'files received (purged ones included)' }),
+  bytes: Type.Integer({ description: 'bytes received' }),
+  remainingFiles: Nullable(Type.Integer({ description: 'null: unlimited' })),
+  remainingBytes: Nullable(Type.Integer({ description: 'null: unlimited' })),
+});
+
 export const ShareLinkView = Type.Object({
   id: Type.Integer(),
+  kind: Kind,
   node: Type.Object({ id: Type.Integer(), name: Type.String() }),
   spaceId: Type.Integer(),
   title: Type.String(),
@@ -78,6 +137,7 @@ export const ShareLinkView = Type.Object({
   downloadCount: Type.Integer(),
   allowedIps: Type.Array(Type.String()),
   watermark: Type.Boolean(),
+  collect: Nullable(CollectView),
   status: Type.String({ description: 'active | revoked' }),
   state: ShareLinkState,
   revokedAt: NullableTimestamp,

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, sql } from 'drizzle-orm';
+import { count, desc, eq, sql } from 'drizzle-orm';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { type Page, type PageRequest, scoped } from '../../../platform/db/scoped.ts';
@@ -19,6 +19,7 @@ export type LinkPatch = Partial<
     | 'allowedIps'
     | 'capabilities'
     | 'watermark'
+    | 'collectPolicy'
     | 'tokenEncrypted'
     | 'remindedAt'
   >
@@ -54,7 +55,7 @@ export async function updateLink(
   return row ?? null;
 }
 
-/** Links (kind 'share') with their node's name, newest first, filtered by creator or by space. */
+/** Links of both kinds with their node's name, newest first, filtered by creator or by space. */
 export async function pageOfLinks(
   db: Db,
   scope: TenantScope,
@@ -63,10 +64,7 @@ export async function pageOfLinks(
 ): Promise<Page<LinkWithNode>> {
   const where = linkRows.where(
     scope,
-    and(
-      eq(driveShareLinks.kind, 'share'),
-      'createdBy' in by ? eq(driveShareLinks.createdBy, by.createdBy) : eq(driveShareLinks.spaceId, by.spaceId),
-    ),
+    'createdBy' in by ? eq(driveShareLinks.createdBy, by.createdBy) : eq(driveShareLinks.spaceId, by.spaceId),
   );
   const [list, totals] = await Promise.all([
     db

@@ -10,7 +10,8 @@ import type { DriveCore } from '../core.ts';
 import { driveErrors } from '../errors.ts';
 import type { DriveSettings } from '../settings.ts';
 import { findSpace, type SpaceRow } from '../spaces/space-repository.ts';
-import type { ShareCapability } from '../tables.ts';
+import type { ShareCapability, ShareKind } from '../tables.ts';
+import { type CollectInput, collectExhausted, collectPolicy, collectView, policyOf } from './collect-policy.ts';
 import { isIpOrCidr } from './ip-ranges.ts';
 import { manageableLink } from './manageable.ts';
 import * as repo from './shares-repository.ts';
@@ -23,6 +24,8 @@ import * as repo from './shares-repository.ts';
  */
 export type ShareLinkCreate = {
   nodeId: number;
+  kind?: ShareKind;
+  collect?: CollectInput;
   title?: string;
   password?: string;
   expiresAt?: string;
@@ -41,6 +44,7 @@ export type ShareLinkUpdate = {
   allowedIps?: string[];
   capabilities?: ShareCapability[];
   watermark?: boolean;
+  collect?: CollectInput;
 };
 export type ShareLinkState = 'active' | 'expired' | 'exhausted' | 'revoked' | 'disabled';
 
@@ -54,6 +58,7 @@ export function linkState(l: repo.LinkRow, now: Date, sharingOn: boolean): Share
   if (l.expiresAt !== null && l.expiresAt <= now) return 'expired';
   if (l.maxAccessCount !== null && l.accessCount >= l.maxAccessCount) return 'exhausted';
   if (l.maxDownloadCount !== null && l.downloadCount >= l.maxDownloadCount) return 'exhausted';
+  if (l.kind === 'collect' && collectExhausted(l)) return 'exhausted';
   return 'active';
 }
 
@@ -63,6 +68,7 @@ export function toShareLinkView(
 ) {
   return {
     id: l.id,
+    kind: l.kind,
     node: { id: l.nodeId, name: ctx.nodeName },
     spaceId: l.spaceId,
     title: l.title,
@@ -75,6 +81,7 @@ export function toShareLinkView(
     downloadCount: l.downloadCount,
     allowedIps: l.allowedIps,
     watermark: l.watermark,
+    collect: collectView(l),
     status: l.status,
     state: ctx.state,
     revokedAt: l.revokedAt,
@@ -152,12 +159,32 @@ export function createSharesService(core: DriveCore & { secrets: SecretBox; publ
 
   const manageable = (c: DriveCaller, id: number) => manageableLink(core, c, id);
 
+  /** The options of the other kind: a collection link neither shows nor hands out anything, a share link takes no policy. */
+  function checkKindFields(kind: ShareKind, input: ShareLinkUpdate) {
+    if (kind === 'share') {
+      if (input.collect !== undefined) throw httpErrors.invalidField('collect', "applies to kind 'collect' only");
+      return;
+    }
+    const misfit = { capabilities: 'collection links are upload-only', maxDownloadCount: 'nothing is downloaded' };
+    for (const [field, why] of Object.entries(misfit)) {
+      const value = input[field as keyof typeof misfit];
+      if (value !== undefined && value !== null)
+        throw httpErrors.invalidField(field, `does not apply to a collection link (${why})`);
+    }
+    if (input.watermark === true)
+      throw httpErrors.invalidField('watermark', 'does not apply to a collection link (nothing is previewed)');
+  }
+
   return {
-    /** POST /share-links: the caller shares a node they hold the 'share' role on. */
+    /** POST /share-links: the caller shares a node (a folder to collect into) they hold the 'share' role on. */
     async create(scope: Scope, input: ShareLinkCreate): Promise<ShareLinkWithToken> {
       const c = await access.caller(scope);
+      const kind = input.kind ?? 'share';
+      checkKindFields(kind, input);
       const { node, space } = await access.authorizeNode(c, input.nodeId, 'share');
+      if (kind === 'collect' && node.type !== 'folder') throw driveErrors.notAFolder('nodeId');
       const settings = await settingsOf(scope);
+      const policy = kind === 'collect' ? collectPolicy(settings, input.collect ?? {}) : null;
       assertSharingOn(settings, space);
       const now = clock();
       const expiresAt = checkExpiry(settings, input.expiresAt, now);
@@ -170,12 +197,13 @@ export function createSharesService(core: DriveCore & { secrets: SecretBox; publ
         const row = await repo.insertLink(tx, scope, {
           spaceId: space.id,
           nodeId: node.id,
-          kind: 'share',
+          kind,
           title: input.title ?? '',
           tokenHash: sha256(token),
           tokenEncrypted: '',
           passwordHash,
-          capabilities: dedupe(input.capabilities) ?? ['preview'],
+          capabilities: kind === 'collect' ? [] : (dedupe(input.capabilities) ?? ['preview']),
+          collectPolicy: policy,
           expiresAt,
           maxAccessCount: input.maxAccessCount ?? null,
           maxDownloadCount: input.maxDownloadCount ?? null,
@@ -196,7 +224,13 @@ export function createSharesService(core: DriveCore & { secrets: SecretBox; publ
             spaceId: space.id,
             nodeId: node.id,
             action: 'share.create',
-            detail: { linkId: row.id, capabilities: row.capabilities, expiresAt, password: passwordHash !== null },
+            detail: {
+              linkId: row.id,
+              kind,
+              capabilities: row.capabilities,
+              expiresAt,
+              password: passwordHash !== null,
+            },
           },
         ]);
         return sealed ?? row;
@@ -219,6 +253,9 @@ export function createSharesService(core: DriveCore & { secrets: SecretBox; publ
       return { ...p, list: await views(scope, p.list) };
     },
 
+    /** The link with its node and space for its creator or a manager of its node (others: not found). */
+    readable: async (scope: Scope, id: number) => manageable(await access.caller(scope), id),
+
     /** GET /share-links/{id}: with the token, so its creator can copy the link again. */
     async get(scope: Scope, id: number): Promise<ShareLinkWithToken> {
       const c = await access.caller(scope);
@@ -231,6 +268,7 @@ export function createSharesService(core: DriveCore & { secrets: SecretBox; publ
       const c = await access.caller(scope);
       const { link, node, space } = await manageable(c, id);
       if (link.status === 'revoked') throw driveErrors.shareLinkRevoked();
+      checkKindFields(link.kind, input);
       if (space.archivedAt !== null) throw driveErrors.spaceArchived();
       const settings = await settingsOf(scope);
       assertSharingOn(settings, space);
@@ -249,6 +287,7 @@ export function createSharesService(core: DriveCore & { secrets: SecretBox; publ
       if (input.maxDownloadCount !== undefined) patch.maxDownloadCount = input.maxDownloadCount;
       if (input.capabilities !== undefined) patch.capabilities = dedupe(input.capabilities) as ShareCapability[];
       if (input.watermark !== undefined) patch.watermark = input.watermark;
+      if (input.collect !== undefined) patch.collectPolicy = collectPolicy(settings, input.collect, policyOf(link));
       const { password } = input;
       const passwordChanged = password !== undefined && !(password === null && link.passwordHash === null);
       if (passwordChanged) patch.passwordHash = password === null ? null : await hashPassword(password);

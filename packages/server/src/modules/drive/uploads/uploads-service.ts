@@ -52,7 +52,7 @@ type Limits = { singleBytes: number; maxBytes: number; chunkThresholdMb: number;
 /** What the route reads the multipart body with, after the caller was authorized. */
 export type UploadPlan = { caller: DriveCaller; target: Target; limits: Limits; policy: UploadPolicy };
 
-type Placed = { node: NodeRow; version: VersionRow | null; skipped: boolean };
+export type Placed = { node: NodeRow; version: VersionRow | null; skipped: boolean };
 
 export type FileNodeView = ReturnType<typeof toFileNodeView>;
 
@@ -186,7 +186,13 @@ export function createUploadsService(core: DriveCore & { log: FastifyBaseLogger 
     target: Target,
     name: string,
     file: StoredFile,
-    opts: { fromUpload: boolean; binding?: BindingRow; detail?: Record<string, unknown> },
+    opts: {
+      fromUpload: boolean;
+      binding?: BindingRow;
+      detail?: Record<string, unknown>;
+      /** more of the same transaction once the file is placed (a collection link's counters and record) */
+      within?: (tx: Db, placed: Placed) => Promise<void>;
+    },
   ): Promise<Placed> {
     const { scope } = caller;
     const space = await spaces.lockSpace(tx, scope, target.space.id);
@@ -237,7 +243,9 @@ export function createUploadsService(core: DriveCore & { log: FastifyBaseLogger 
         detail: { name: node.name, size: file.size, versionNo: appended.version.versionNo, ...opts.detail },
       },
     ]);
-    return { node: appended.node, version: appended.version, skipped: false };
+    const placed = { node: appended.node, version: appended.version, skipped: false };
+    await opts.within?.(tx, placed);
+    return placed;
   }
 
   /** `place` in a transaction of its own, retried when a concurrent create took the free name. */
@@ -259,6 +267,58 @@ export function createUploadsService(core: DriveCore & { log: FastifyBaseLogger 
     } catch (err) {
       log.error({ err, spaceId }, 'drive: the quota warning check failed');
     }
+  }
+
+  /**
+   * Streams the bytes into a managed file (hashed, the policy and executable headers checked
+   * before anything is written) and places it; bytes that do not become a version are dropped.
+   */
+  async function storeAndPlace(
+    caller: DriveCaller,
+    target: Target,
+    name: string,
+    part: FilePart,
+    opts: {
+      maxBytes: number;
+      policy: UploadPolicy;
+      tooLarge: (limit: number) => AppError;
+      detail?: Record<string, unknown>;
+      within?: (tx: Db, placed: Placed) => Promise<void>;
+    },
+  ): Promise<Placed> {
+    const scope = caller.scope;
+    let stored: StoredFile;
+    try {
+      // read at call time: a test may stand between the bytes and the transaction
+      stored = await core.files.store(scope, {
+        body: part.body,
+        name,
+        declaredMime: part.declaredMime,
+        visibility: 'restricted',
+        maxBytes: opts.maxBytes,
+        policy: opts.policy,
+      });
+    } catch (err) {
+      if (err instanceof StreamTooLong) throw opts.tooLarge(err.limit);
+      throw err;
+    }
+    let placed: Placed;
+    try {
+      placed = await placeInTransaction(caller, target, name, stored, {
+        fromUpload: true,
+        ...(opts.detail ? { detail: opts.detail } : {}),
+        ...(opts.within ? { within: opts.within } : {}),
+      });
+    } catch (err) {
+      await discardUpload(scope, stored.id);
+      throw err;
+    }
+    if (placed.skipped) {
+      await discardUpload(scope, stored.id);
+      return placed;
+    }
+    await warn(scope, target.space.id);
+    return placed;
   }
 
   /** Gives a chunked upload's reservation back, once (whoever deletes the binding). */
@@ -366,7 +426,6 @@ export function createUploadsService(core: DriveCore & { log: FastifyBaseLogger 
     /** A single-request upload (POST /nodes/upload, POST /nodes/:id/versions). */
     async upload(plan: UploadPlan, part: FilePart) {
       const { caller, target, limits, policy } = plan;
-      const scope = caller.scope;
       let name: string;
       try {
         const checked = await checkedName(caller, target, part.name, policy, 'file');
@@ -379,34 +438,41 @@ export function createUploadsService(core: DriveCore & { log: FastifyBaseLogger 
         part.body.destroy();
         throw err;
       }
-      let stored: StoredFile;
+      return storeAndPlace(caller, target, name, part, {
+        maxBytes: limits.singleBytes,
+        policy,
+        tooLarge: tooLarge(limits),
+      });
+    },
+
+    /**
+     * A file that comes from outside the drive's upload routes (a collection link): `caller`
+     * (the link's creator) owns it; it lands in `folder` with keep-both renaming, bounded by
+     * `maxBytes`, and `within` runs in the transaction that places it. The name was checked by
+     * the caller; the drive's blocked extensions and executable headers are checked here.
+     */
+    async receive(
+      caller: DriveCaller,
+      at: { space: SpaceRow; folder: NodeRow },
+      part: FilePart,
+      opts: {
+        maxBytes: number;
+        tooLarge: (limit: number) => AppError;
+        detail: Record<string, unknown>;
+        within: (tx: Db, placed: Placed) => Promise<void>;
+      },
+    ) {
+      const { policy } = await limitsOf(caller.scope);
+      const target: Target = { kind: 'folder', space: at.space, parent: at.folder, conflict: 'keepBoth' };
+      let name: string;
       try {
-        // read at call time: a test may stand between the bytes and the transaction
-        stored = await core.files.store(scope, {
-          body: part.body,
-          name,
-          declaredMime: part.declaredMime,
-          visibility: 'restricted',
-          maxBytes: limits.singleBytes,
-          policy,
-        });
+        name = checkNodeName(part.name, 'file');
+        checkName(part.name, policy, 'file');
       } catch (err) {
-        if (err instanceof StreamTooLong) throw tooLarge(limits)(err.limit);
+        part.body.destroy();
         throw err;
       }
-      let placed: Placed;
-      try {
-        placed = await placeInTransaction(caller, target, name, stored, { fromUpload: true });
-      } catch (err) {
-        await discardUpload(scope, stored.id);
-        throw err;
-      }
-      if (placed.skipped) {
-        await discardUpload(scope, stored.id);
-        return placed;
-      }
-      await warn(scope, target.space.id);
-      return placed;
+      return storeAndPlace(caller, target, name, part, { ...opts, policy });
     },
 
     /** Opens a chunked upload: authorizes, checks the name and size, reserves the quota. */
