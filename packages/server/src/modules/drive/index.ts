@@ -14,6 +14,7 @@ import { createNodesArea, nodeRoutes } from './nodes/index.ts';
 import { createGrantsService } from './permissions/grants-service.ts';
 import { createRemindersService } from './permissions/reminders-service.ts';
 import { permissionRoutes } from './permissions/routes.ts';
+import { createPreviewService } from './previews/index.ts';
 import { createPublicShareService } from './public/public-service.ts';
 import { publicShareRoutes } from './public/routes.ts';
 import { createRecycleArea } from './recycle/index.ts';
@@ -87,7 +88,8 @@ export function createDriveModule(
   const activityFeed = createActivityFeedService(core);
   const accessRequests = createRequestsService(core);
   const reminders = createRemindersService(core);
-  const publicShares = createPublicShareService(core);
+  const previews = createPreviewService(core);
+  const publicShares = createPublicShareService(core, previews);
   const shares = createSharesService({ ...core, secrets: ctx.secrets, publicBaseUrl: ctx.config.publicBaseUrl });
 
   ctx.jobs.register(driveJobs, () => ({
@@ -104,6 +106,7 @@ export function createDriveModule(
 
   const mod = {
     core,
+    previews,
     reminders,
     async register(app: FastifyInstance) {
       app.decorate('drive', mod);
