@@ -75,7 +75,7 @@ describe('image previews', () => {
     expect(data[(299 + 0) * 4 + 3]).toBe(255);
   });
 
-  it('serves the first frame of a GIF and a WebP as JPEG', async () => {
+  it('serves the first frame of a GIF, a WebP, an AVIF and a TIFF as JPEG', async () => {
     const gif = await put(
       'anim.gif',
       await sharp({ create: { width: 64, height: 48, channels: 3, background: '#0a0' } })
@@ -88,8 +88,20 @@ describe('image previews', () => {
         .webp()
         .toBuffer(),
     );
+    const avif = await put(
+      'pic.avif',
+      await sharp({ create: { width: 64, height: 48, channels: 3, background: '#a00' } })
+        .avif()
+        .toBuffer(),
+    );
+    const tiff = await put(
+      'scan.tiff',
+      await sharp({ create: { width: 64, height: 48, channels: 3, background: '#aa0' } })
+        .tiff()
+        .toBuffer(),
+    );
     const l = await previewLink();
-    for (const node of [gif, webp]) {
+    for (const node of [gif, webp, avif, tiff]) {
       const res = await getPreview(t, l.token, node.id);
       expect(res.statusCode, res.body).toBe(200);
       expect(await sharp(res.rawPayload).metadata()).toMatchObject({ format: 'jpeg', width: 64, height: 48 });
@@ -155,6 +167,19 @@ describe('images that cannot be previewed', () => {
     const l = await previewLink();
     expectError(await getPreview(t, l.token, corrupt.id), 422, 'drive.preview_unreadable');
     expectError(await getPreview(t, l.token, truncated.id), 422, 'drive.preview_unreadable');
+  });
+
+  it('an SVG named .png never reaches a decoder (422); a PDF named .png is a PDF (415: its type decides)', async () => {
+    const svg = await put(
+      'vector.png',
+      Buffer.from(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>',
+      ),
+    );
+    const pdf = await put('doc.png', Buffer.from('%PDF-1.4\n%%EOF\n'));
+    const l = await previewLink();
+    expectError(await getPreview(t, l.token, svg.id), 422, 'drive.preview_unreadable');
+    expectError(await getPreview(t, l.token, pdf.id), 415, 'drive.preview_unavailable');
   });
 
   it('an executable (PE, ELF) stored under a .png name is 422, its bytes never served', async () => {

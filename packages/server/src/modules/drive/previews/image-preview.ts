@@ -17,6 +17,24 @@ export const IMAGE_LIMITS = {
 /** What sharp may decode for a preview: raster formats only (SVG is text here, PDF is part 3's). */
 const RASTER_FORMATS = new Set(['jpeg', 'png', 'webp', 'gif', 'heif', 'tiff']);
 
+/**
+ * True when the bytes start like one of those formats. Checked before sharp sees them: sharp
+ * picks its loader from the content, and an SVG, a PDF or anything else named .png must not
+ * reach another loader (librsvg parsing a stranger's XML) on its way to a refusal.
+ */
+export function rasterSignature(b: Buffer): boolean {
+  const ascii = (from: number, to: number) => b.subarray(from, to).toString('latin1');
+  return (
+    (b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) || // JPEG
+    ascii(0, 8) === '\x89PNG\r\n\x1a\n' ||
+    ascii(0, 4) === 'GIF8' ||
+    (ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP') ||
+    ascii(0, 4) === 'II*\0' ||
+    ascii(0, 4) === 'MM\0*' ||
+    ascii(4, 8) === 'ftyp' // AVIF / HEIF (ISO base media)
+  );
+}
+
 export type ImagePreview = { body: Buffer; mime: 'image/jpeg' | 'image/png' };
 
 /** True when every alpha value of interleaved raw pixels is 255 (then the alpha is dropped). */
@@ -34,6 +52,7 @@ function opaque(data: Buffer, channels: number): boolean {
  */
 export async function renderImage(bytes: Buffer, watermark: string | null): Promise<ImagePreview> {
   const options = { limitInputPixels: IMAGE_LIMITS.inputPixels, pages: 1 } as const;
+  if (!rasterSignature(bytes)) throw driveErrors.previewUnreadable();
   let format: string | undefined;
   let pixels = 0;
   try {
