@@ -287,3 +287,26 @@ describe('encode slots', () => {
     expect(peak).toBe(1);
   });
 });
+
+describe('kinds and text decoding', () => {
+  it('the stored type decides; the extension only when the type is generic', async () => {
+    const { previewKind } = await import('../../src/modules/drive/previews/index.ts');
+    const kind = (name: string, mime: string | null) => previewKind({ type: 'file', name, mime });
+    expect(kind('a.svg', 'image/svg+xml')).toBe('text');
+    expect(kind('a.html', 'text/html')).toBe('text');
+    expect(kind('a.JPG', 'text/plain')).toBe('image');
+    expect(kind('a.png', 'application/pdf')).toBe('none');
+    expect(kind('a.txt', 'image/png')).toBe('image');
+    expect(kind('main.rs', 'application/octet-stream')).toBe('text');
+    expect(kind('a.bin', 'application/octet-stream')).toBe('none');
+    expect(kind('a.bmp', 'image/bmp')).toBe('none');
+    expect(previewKind({ type: 'folder', name: 'x.txt', mime: null })).toBe('none');
+  });
+
+  it('decodes UTF-16 by its BOM and replaces invalid UTF-8', async () => {
+    const { renderText } = await import('../../src/modules/drive/previews/text-preview.ts');
+    const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('hé\u0001llo', 'utf16le')]);
+    expect(renderText(le, false).toString('utf8')).toBe('héllo');
+    expect(renderText(Buffer.from([0x61, 0xc3, 0x28, 0x62]), false).toString('utf8')).toBe('a\uFFFD(b');
+  });
+});

@@ -94,31 +94,25 @@ export function createPreviewService(core: DriveCore) {
     return core.files.files.ownedBy(scope, r.fileId as number, renditionOwner(r.id));
   }
 
+  /** The first `limit` bytes of a file (the whole of a shorter one). */
+  async function readHead(file: FileWithObject, limit: number): Promise<Buffer> {
+    if (file.size === 0) return Buffer.alloc(0);
+    return collect(await core.files.files.open(file, { start: 0, end: Math.min(file.size, limit) - 1 }));
+  }
+
   /** Reads the source and makes the preview (images through the bounded encode slots). */
   async function render(scope: Scope, p: PreviewPlan, opts: { watermark: string | null }): Promise<Preview> {
     const file = await sourceFile(scope, p);
     const tag = etag(p, opts.watermark);
     if (p.kind === 'text') {
       const truncated = file.size > TEXT_PREVIEW_BYTES;
-      const bytes =
-        file.size === 0
-          ? Buffer.alloc(0)
-          : await collect(
-              await core.files.files.open(file, { start: 0, end: Math.min(file.size, TEXT_PREVIEW_BYTES) - 1 }),
-            );
-      return {
-        body: renderText(bytes, truncated),
-        mime: 'text/plain; charset=utf-8',
-        kind: 'text',
-        truncated,
-        etag: tag,
-      };
+      const body = renderText(await readHead(file, TEXT_PREVIEW_BYTES), truncated);
+      return { body, mime: 'text/plain; charset=utf-8', kind: 'text', truncated, etag: tag };
     }
     if (file.size > IMAGE_LIMITS.inputBytes)
       throw driveErrors.previewTooLarge(`${IMAGE_LIMITS.inputBytes / 1024 / 1024} MiB`);
-    const image = await slots.run(async () =>
-      renderImage(await collect(await core.files.files.open(file)), opts.watermark),
-    );
+    // read inside the slot: waiting requests hold no image bytes
+    const image = await slots.run(async () => renderImage(await readHead(file, file.size), opts.watermark));
     return { ...image, kind: 'image', truncated: false, etag: tag };
   }
 
