@@ -179,6 +179,22 @@ export const driveErrors = {
       'Too many submissions from your address to this link; try again later',
       { retryAfter },
     ),
+  sharePreviewNotAllowed: () =>
+    new AppError(403, 'drive.share_preview_not_allowed', 'This share link does not allow previews'),
+  // previews (previews/)
+  /** a type without a preview and no ready rendition yet: the client shows the metadata instead */
+  previewUnavailable: (node: { id: number; name: string; mime: string | null; size: number; updatedAt: Date }) =>
+    new AppError(415, 'drive.preview_unavailable', 'There is no preview for this type of file', {
+      extra: { node: { ...node, updatedAt: node.updatedAt.toISOString() } },
+    }),
+  previewUnreadable: () =>
+    new AppError(422, 'drive.preview_unreadable', 'The file is not a readable image, so it has no preview'),
+  previewTooLarge: (limit: string) =>
+    new AppError(422, 'drive.preview_too_large', `The image is too large to preview (limit: ${limit})`),
+  previewBusy: () =>
+    new AppError(503, 'drive.preview_busy', 'Too many previews are being prepared; try again shortly', {
+      retryAfter: 2,
+    }),
   shareTooManyAttempts: (retryAfter: number) =>
     new AppError(429, 'drive.share_too_many_attempts', 'Too many wrong passwords; try again later', { retryAfter }),
 };

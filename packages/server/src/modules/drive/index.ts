@@ -21,6 +21,7 @@ import { createNodesArea, nodeRoutes } from './nodes/index.ts';
 import { createGrantsService } from './permissions/grants-service.ts';
 import { createRemindersService } from './permissions/reminders-service.ts';
 import { permissionRoutes } from './permissions/routes.ts';
+import { createPreviewService } from './previews/index.ts';
 import { createPublicShareService } from './public/public-service.ts';
 import { publicShareRoutes } from './public/routes.ts';
 import { createRecycleArea } from './recycle/index.ts';
@@ -100,7 +101,8 @@ export function createDriveModule(
   const activityFeed = createActivityFeedService(core);
   const accessRequests = createRequestsService(core);
   const reminders = createRemindersService(core);
-  const publicShares = createPublicShareService(core);
+  const previews = createPreviewService(core);
+  const publicShares = createPublicShareService(core, previews);
   const shares = createSharesService({ ...core, secrets: ctx.secrets, publicBaseUrl: ctx.config.publicBaseUrl });
   const accessLogs = createAccessLogsService({ ...core, startTask });
   const linkDigest = createLinkDigest(core);
@@ -122,6 +124,7 @@ export function createDriveModule(
 
   const mod = {
     core,
+    previews,
     reminders,
     linkDigest,
     /** task kind drive.share_access_logs, for the task center (app.ts registers it) */

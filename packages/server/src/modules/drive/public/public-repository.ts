@@ -67,6 +67,8 @@ const childColumns = {
   size: driveNodes.size,
   mime: driveNodes.mime,
   updatedAt: driveNodes.updatedAt,
+  // what a preview comes from (a rendition is of the current version)
+  currentVersionId: driveNodes.currentVersionId,
 };
 
 export type PublicChildRow = { [K in keyof typeof childColumns]: (typeof driveNodes.$inferSelect)[K] };

@@ -2,32 +2,46 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomToken } from '../../../platform/crypto/digest.ts';
 import { verifyPassword } from '../../../platform/crypto/passwords.ts';
 import { httpErrors } from '../../../platform/http/errors.ts';
+import { etagMatches } from '../../files/index.ts';
 import type { DriveCore } from '../core.ts';
 import { driveErrors } from '../errors.ts';
 import type { NodeRow } from '../nodes/node-repository.ts';
+import { type PreviewKind, type PreviewService, shareWatermarkText } from '../previews/index.ts';
 import { policyOf, remaining } from '../shares/collect-policy.ts';
 import { versionOwner } from '../versions/version-store.ts';
-import { createLinkAccess, SESSION_TTL_SECONDS, sessionKey, type Visitor } from './link-access.ts';
+import { createLinkAccess, type ResolvedLink, SESSION_TTL_SECONDS, sessionKey, type Visitor } from './link-access.ts';
 import * as repo from './public-repository.ts';
 
 export type { Visitor } from './link-access.ts';
+
+type ListedNode = Parameters<PreviewService['kindsOf']>[1][number];
 
 /** Password attempts per link and IP address in one window. */
 export const PASSWORD_ATTEMPTS = 5;
 export const PASSWORD_WINDOW_SECONDS = 15 * 60;
 
-export function toPublicNodeView(n: Pick<NodeRow, 'id' | 'name' | 'type' | 'size' | 'mime' | 'updatedAt'>) {
-  return { id: n.id, name: n.name, type: n.type, size: n.size, mime: n.mime, updatedAt: n.updatedAt };
+/** `preview`: what the link lets a client show of it (GET …/preview), 'none' for a link without previews. */
+export function toPublicNodeView(
+  n: Pick<NodeRow, 'id' | 'name' | 'type' | 'size' | 'mime' | 'updatedAt'>,
+  preview: PreviewKind,
+) {
+  return { id: n.id, name: n.name, type: n.type, size: n.size, mime: n.mime, updatedAt: n.updatedAt, preview };
 }
 
 /**
  * Anonymous share links (kind 'share', spec §4.3): metadata, password sessions, browsing a shared
  * folder and downloading. Every route goes through `links.resolve`, which applies all the link's rules.
  */
-export function createPublicShareService(core: DriveCore) {
+export function createPublicShareService(core: DriveCore, previews: PreviewService) {
   const { db, clock, cache } = core;
   const links = createLinkAccess(core);
   const { resolve, open, reachable, log } = links;
+
+  /** The public views of `nodes`, with what the link lets a client preview of each. */
+  async function nodeViews(r: ResolvedLink, nodes: Array<Parameters<typeof toPublicNodeView>[0] & ListedNode>) {
+    const kinds = r.link.capabilities.includes('preview') ? await previews.kindsOf(r.scope, nodes) : new Map();
+    return nodes.map((n) => toPublicNodeView(n, kinds.get(n.id) ?? 'none'));
+  }
 
   return {
     /**
@@ -51,13 +65,13 @@ export function createPublicShareService(core: DriveCore) {
         const left = remaining(r.link);
         return {
           ...common,
-          node: toPublicNodeView(r.node),
+          node: toPublicNodeView(r.node, 'none'),
           collect: { ...policyOf(r.link), remainingFiles: left.files, remainingBytes: left.bytes },
         };
       }
       return {
         ...common,
-        node: toPublicNodeView(r.node),
+        node: (await nodeViews(r, [r.node]))[0],
         capabilities: r.link.capabilities,
         watermark: r.link.watermark,
       };
@@ -93,7 +107,7 @@ export function createPublicShareService(core: DriveCore) {
       const parent = await reachable(r, q.parentId);
       if (parent.type !== 'folder') throw driveErrors.notAFolder('parentId');
       const page = await repo.liveChildren(db, r.link.tenantId, parent.id, q);
-      return { list: page.list.map(toPublicNodeView), total: page.total, page: q.page, pageSize: q.pageSize };
+      return { list: await nodeViews(r, page.list), total: page.total, page: q.page, pageSize: q.pageSize };
     },
 
     /**
@@ -113,6 +127,25 @@ export function createPublicShareService(core: DriveCore) {
         await log(r, node.id, 'download', visitor);
       }
       return { ...file, name: node.name };
+    },
+
+    /**
+     * The preview of a file the link reaches (the 'preview' capability; never the original bytes,
+     * whatever the other capabilities): the link's watermark burned into images. An `If-None-Match`
+     * naming the current preview answers 304 before anything is read or encoded. A produced
+     * preview is logged as an access (detail.preview), never counted as an access or a download.
+     */
+    async preview(token: string, visitor: Visitor, nodeId: number | undefined, ifNoneMatch: string | undefined) {
+      const r = await open(token, visitor);
+      if (!r.link.capabilities.includes('preview')) throw driveErrors.sharePreviewNotAllowed();
+      const node = await reachable(r, nodeId);
+      const watermark = r.link.watermark ? shareWatermarkText(r.link.id, visitor.ip, clock()) : null;
+      const plan = await previews.plan(r.scope, node);
+      const etag = previews.etag(plan, watermark);
+      if (etagMatches(ifNoneMatch, etag)) return { notModified: true as const, etag };
+      const preview = await previews.render(r.scope, plan, { watermark });
+      await log(r, node.id, 'access', visitor, { preview: preview.kind, versionId: node.currentVersionId });
+      return { notModified: false as const, name: node.name, ...preview };
     },
 
     /** Streams it as an attachment: Range/206/416, ETag/304 (the files module). */

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { replyFormats } from '../../../platform/http/reply-formats.ts';
 import { route } from '../../../platform/http/route.ts';
+import { contentDisposition } from '../../files/index.ts';
 import type { PublicShareService, Visitor } from './public-service.ts';
 import {
   BrowseQuery,
@@ -109,6 +110,45 @@ export function publicShareRoutes(app: FastifyInstance, shares: PublicShareServi
       const file = await shares.content(req.params.token, visitor(req), req.query.nodeId, counts);
       reply.headers(SANDBOX);
       return shares.send(req as unknown as FastifyRequest, reply, file);
+    },
+  });
+
+  route(app, {
+    method: 'GET',
+    url: '/api/drive/public/shares/:token/preview',
+    operation: 'drive.public_share.preview',
+    auth: 'public',
+    feature,
+    reply: replyFormats.body('application/octet-stream'),
+    schema: {
+      tags,
+      summary: 'Preview a shared file (nodeId: a file under a shared folder; ETag / If-None-Match)',
+      description:
+        'Needs the preview capability (403 drive.share_preview_not_allowed otherwise); never the original bytes. ' +
+        'Raster images (JPEG, PNG, WebP, GIF first frame, AVIF, TIFF) re-encoded: metadata stripped, orientation ' +
+        'applied, at most 2048 px on the long side, JPEG or PNG when transparent, the link watermark burned in. ' +
+        'Text (text/*, JSON, XML, HTML, SVG, source code…) as sanitized text/plain UTF-8, the first MiB ' +
+        '(X-Preview-Truncated: true past it). Other types through a ready rendition of the current version, else ' +
+        '415 drive.preview_unavailable with the node metadata in `node`. 422 drive.preview_unreadable (not a ' +
+        'readable image) / drive.preview_too_large; 503 drive.preview_busy (Retry-After). Not counted as an access ' +
+        `or a download. Always inline with Content-Security-Policy: sandbox and nosniff. ${sessionHeader}.`,
+      params: TokenParams,
+      querystring: PublicContentQuery,
+      response: Type.String({ format: 'binary' }),
+    },
+    handler: async (req, reply) => {
+      const p = await shares.preview(req.params.token, visitor(req), req.query.nodeId, req.headers['if-none-match']);
+      reply.headers({ ...SANDBOX, etag: p.etag, 'cache-control': 'private, no-cache' });
+      if (p.notModified) return reply.code(304).send();
+      const ext = p.kind === 'text' ? 'txt' : p.mime === 'image/png' ? 'png' : 'jpg';
+      reply.headers({
+        'content-type': p.mime,
+        // the original name plus the preview's own extension: saved, it never becomes an .html that runs
+        'content-disposition': contentDisposition(`${p.name}.preview.${ext}`, true),
+        ...(p.truncated ? { 'x-preview-truncated': 'true' } : {}),
+      });
+      // sent here: the route's media type (octet-stream, for the document) is not this preview's
+      return reply.code(200).send(p.body);
     },
   });
 }

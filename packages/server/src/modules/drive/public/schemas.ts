@@ -10,6 +10,11 @@ export const PublicNode = Type.Object({
   size: Type.Integer({ minimum: 0 }),
   mime: Type.Union([Type.String(), Type.Null()]),
   updatedAt: Timestamp,
+  preview: Type.Union([Type.Literal('image'), Type.Literal('text'), Type.Literal('none')], {
+    description:
+      'what GET …/preview shows: a re-encoded image, sanitized text, or nothing (none: the link has no preview ' +
+      'capability, a folder, or a type without a preview yet)',
+  }),
 });
 
 /** What a collection link takes (its totals are the creator's business: only what is left shows). */
@@ -50,4 +55,5 @@ export const ShareSession = Type.Object({
 export const BrowseQuery = Type.Object({ parentId: Type.Optional(Id), ...PageQuery.properties });
 export const PublicNodePage = PageOf(PublicNode);
 
+/** the file (a file under a shared folder; default: the shared file) */
 export const PublicContentQuery = Type.Object({ nodeId: Type.Optional(Id) });
