@@ -16,12 +16,16 @@ import { createRemindersService } from './permissions/reminders-service.ts';
 import { permissionRoutes } from './permissions/routes.ts';
 import { createPublicShareService } from './public/public-service.ts';
 import { publicShareRoutes } from './public/routes.ts';
+import { createPublicSaveService } from './public/save-service.ts';
 import { createRecycleArea } from './recycle/index.ts';
 import { createRequestsService } from './requests/requests-service.ts';
 import { requestRoutes } from './requests/routes.ts';
 import { driveSettings } from './settings.ts';
+import { createQrCodes } from './shares/qr-code.ts';
 import { shareLinkRoutes } from './shares/routes.ts';
 import { createSharesService } from './shares/shares-service.ts';
+import { shortLinkRoutes } from './shares/short-link-routes.ts';
+import { createShortLinksService } from './shares/short-links-service.ts';
 import { spaceManagerIds } from './spaces/managers.ts';
 import { createSpaceMembersService } from './spaces/members-service.ts';
 import { spaceRoutes } from './spaces/routes.ts';
@@ -88,7 +92,11 @@ export function createDriveModule(
   const accessRequests = createRequestsService(core);
   const reminders = createRemindersService(core);
   const publicShares = createPublicShareService(core);
-  const shares = createSharesService({ ...core, secrets: ctx.secrets, publicBaseUrl: ctx.config.publicBaseUrl });
+  const linkDeps = { ...core, secrets: ctx.secrets, publicBaseUrl: ctx.config.publicBaseUrl };
+  const shares = createSharesService(linkDeps);
+  const shortLinks = createShortLinksService(linkDeps, shares);
+  const qrCodes = createQrCodes(core, shares);
+  const publicSaves = createPublicSaveService(core, nodeArea.copySubtree);
 
   ctx.jobs.register(driveJobs, () => ({
     clock,
@@ -118,8 +126,9 @@ export function createDriveModule(
         permissionRoutes(scope, grants);
         activityRoutes(scope, activityFeed);
         requestRoutes(scope, accessRequests);
-        publicShareRoutes(scope, publicShares);
+        publicShareRoutes(scope, publicShares, publicSaves);
         shareLinkRoutes(scope, shares);
+        shortLinkRoutes(scope, shortLinks, qrCodes);
       });
     },
   };

@@ -1,6 +1,7 @@
 import type { Scope } from '../../../platform/auth/principal.ts';
 import { systemScope } from '../../../platform/auth/principal.ts';
 import { sha256 } from '../../../platform/crypto/digest.ts';
+import type { Db } from '../../../platform/db/client.ts';
 import type { DriveCore } from '../core.ts';
 import { driveErrors } from '../errors.ts';
 import { findLiveNode, type NodeRow } from '../nodes/node-repository.ts';
@@ -70,14 +71,23 @@ export function createLinkAccess(core: DriveCore) {
     return node;
   }
 
-  /** One row of the link's access log (drive_share_access_logs). */
+  /** One row of the link's access log (drive_share_access_logs); `opts.tx` writes it with a change. */
   const log = (
     r: Pick<ResolvedLink, 'link'>,
     nodeId: number | null,
     event: ShareAccessEvent,
     v: Visitor,
     detail?: Record<string, unknown>,
-  ) => repo.logShareAccess(db, r.link, { nodeId, event, ip: v.ip, userAgent: v.userAgent, detail });
+    opts: { tx?: Db; userId?: number } = {},
+  ) =>
+    repo.logShareAccess(opts.tx ?? db, r.link, {
+      nodeId,
+      event,
+      ip: v.ip,
+      userAgent: v.userAgent,
+      userId: opts.userId ?? null,
+      detail,
+    });
 
   return { resolve, open, reachable, log };
 }
