@@ -2,9 +2,9 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NodeRow } from '../../src/modules/drive/nodes/node-repository.ts';
 import {
+  newShortCode,
   SHORT_CODE_LENGTH,
   SHORT_LINK_MISSES,
-  newShortCode,
 } from '../../src/modules/drive/shares/short-links-service.ts';
 import { driveShareLinks } from '../../src/modules/drive/tables.ts';
 import { call, createTestApp, createTwoInstances, type TestApp, usingRedis } from '../helpers/app.ts';
@@ -92,7 +92,7 @@ describe('POST /api/drive/share-links/{id}/short-link', () => {
     expect(acts.filter((x) => (x.detail as { linkId: number }).linkId === l.id)).toHaveLength(1);
   });
 
-  it('resolves to a 302 to the full URL, not cacheable', async () => {
+  it('resolves to a 302 to the full URL (JSON on request), not cacheable', async () => {
     const l = await newLink();
     const shortUrl = (await shortLink(u.creator.token, l.id)).json().data.shortUrl as string;
     const res = await resolve(codeOf(shortUrl));
@@ -101,6 +101,16 @@ describe('POST /api/drive/share-links/{id}/short-link', () => {
     expect(res.headers.location).toBe(`${BASE}/api/drive/public/shares/${l.token}`);
     expect(res.headers['cache-control']).toContain('no-store');
     expect(res.headers['referrer-policy']).toBe('no-referrer');
+    // a client asking for JSON gets the URL in the envelope
+    const json = await t.app.inject({
+      method: 'GET',
+      url: `/api/drive/public/s/${codeOf(shortUrl)}`,
+      headers: { accept: 'application/json' },
+      remoteAddress: freshIp(),
+    });
+    expect(json.statusCode, json.body).toBe(200);
+    expect(json.json().data).toEqual({ url: l.url });
+    expect(json.headers['cache-control']).toContain('no-store');
     // the full URL works as before
     const meta = await t.app.inject({ method: 'GET', url: `/api/drive/public/shares/${l.token}` });
     expect(meta.statusCode, meta.body).toBe(200);

@@ -7,7 +7,7 @@ import { driveErrors } from '../errors.ts';
 import { MAX_COPY_NODES, planCopy, type SubtreeCopier } from '../nodes/copy-service.ts';
 import { authorizeTargetFolder, type Target } from '../nodes/move-service.ts';
 import { everyLiveDescendant } from '../nodes/tree-repository.ts';
-import { personalSpaceOf } from '../spaces/auto-spaces.ts';
+import { personalSpaceOf } from '../spaces/auto-spaces-service.ts';
 import { createLinkAccess, type Visitor } from './link-access.ts';
 import * as repo from './public-repository.ts';
 

@@ -24,8 +24,8 @@ export function createQrCodes(
       const { link, node } = await shares.manageable(c, id);
       // a revoked link opens nothing: a code for it would only mislead
       if (link.status === 'revoked') throw driveErrors.shareLinkRevoked();
-      const view = await shares.withToken(scope, link, node.name);
-      const url = q.target === 'short' ? view.shortUrl : view.url;
+      const urls = await shares.withToken(scope, link, node.name);
+      const url = q.target === 'short' ? urls.shortUrl : urls.url;
       if (url === null) throw driveErrors.shortLinkMissing();
       // M: 15 % of the code may be damaged (a printed or photographed code) and still read
       const options = { errorCorrectionLevel: 'M' as const, margin: 2 };

@@ -110,3 +110,5 @@ export const QrQuery = Type.Object({
 });
 
 export const ShortCodeParams = Type.Object({ code: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export const ShortLinkTarget = Type.Object({ url: Type.String({ description: "the share link's full URL" }) });

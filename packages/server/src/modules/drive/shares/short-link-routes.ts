@@ -4,7 +4,7 @@ import { replyFormats } from '../../../platform/http/reply-formats.ts';
 import { route } from '../../../platform/http/route.ts';
 import { IdParams } from '../../../platform/http/schemas.ts';
 import type { QrCodes } from './qr-code.ts';
-import { QrQuery, ShareLinkWithToken, ShortCodeParams } from './schemas.ts';
+import { QrQuery, ShareLinkWithToken, ShortCodeParams, ShortLinkTarget } from './schemas.ts';
 import { SHORT_LINK_MISS_WINDOW_SECONDS, SHORT_LINK_MISSES, type ShortLinksService } from './short-links-service.ts';
 
 /** what carries a link's credential is kept by no cache and sent on to no other site */
@@ -84,22 +84,23 @@ export function shortLinkRoutes(app: FastifyInstance, shortLinks: ShortLinksServ
     operation: 'drive.public_share.short_link',
     auth: 'public',
     feature: 'drive',
-    status: 204,
-    responses: { 302: { description: "Location: the share link's full URL" } },
+    responses: { 302: { description: "Location: the share link's full URL (any Accept but application/json)" } },
     schema: {
       tags: ['DriveSharePublic'],
-      summary: "A short link: 302 to the share link's full URL",
+      summary: "A short link: 302 to the share link's full URL (200 { url } for Accept: application/json)",
       description:
-        'Always 302 (never 204) when the code is known: 404 drive.share_not_found for an unknown code, 410 ' +
-        `drive.share_revoked / drive.share_expired. ${SHORT_LINK_MISSES} unknown codes per address in ` +
-        `${SHORT_LINK_MISS_WINDOW_SECONDS / 60} minutes, then 429 drive.short_link_too_many_misses with Retry-After ` +
-        'for every lookup from it until the window ends.',
+        'A browser follows the 302; a client asking for application/json gets the URL in the envelope instead. ' +
+        '404 drive.share_not_found for an unknown code, 410 drive.share_revoked / drive.share_expired. ' +
+        `${SHORT_LINK_MISSES} unknown codes per address in ${SHORT_LINK_MISS_WINDOW_SECONDS / 60} minutes, then 429 ` +
+        'drive.short_link_too_many_misses with Retry-After for every lookup from that address until the window ends.',
       params: ShortCodeParams,
-      response: Type.Null(),
+      response: ShortLinkTarget,
     },
     handler: async (req, reply) => {
       const url = await shortLinks.resolve(req.params.code, req.scope.ip);
-      return reply.headers(PRIVATE).redirect(url, 302);
+      reply.headers(PRIVATE);
+      if (req.headers.accept?.startsWith('application/json')) return { url };
+      return reply.redirect(url, 302);
     },
   });
 }

@@ -7,7 +7,7 @@ import type { DriveCore } from '../core.ts';
 import { driveErrors } from '../errors.ts';
 import type { DriveSettings } from '../settings.ts';
 import type { DriveRole, SpaceType } from '../tables.ts';
-import { createSpaceAutomatically, MAX_SPACE_NAME, personalSpaceOf } from './auto-spaces.ts';
+import { createSpaceAutomatically, MAX_SPACE_NAME, personalSpaceOf } from './auto-spaces-service.ts';
 import * as members from './members-repository.ts';
 import type { NewSpace, SpaceRow } from './space-repository.ts';
 import * as repo from './space-repository.ts';
