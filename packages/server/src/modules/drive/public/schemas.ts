@@ -36,17 +36,12 @@ export const PublicContentQuery = Type.Object({ nodeId: Type.Optional(Id) });
 
 export const SaveBody = Type.Object({
   nodeId: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      maximum: 2147483647,
-      description: 'the shared node (default) or a node under the shared folder',
-    }),
+    Type.Integer({ ...Id, description: 'the shared node (default) or a node under the shared folder' }),
   ),
   targetParentId: Type.Optional(
     Type.Integer({
-      minimum: 1,
-      maximum: 2147483647,
-      description: 'a folder you may create in (editor or above); default: the root of your personal space',
+      ...Id,
+      description: 'a folder you may create in (editor or above); default: your personal space root',
     }),
   ),
 });
