@@ -195,6 +195,28 @@ export const driveErrors = {
     new AppError(503, 'drive.preview_busy', 'Too many previews are being prepared; try again shortly', {
       retryAfter: 2,
     }),
+  // short links, QR codes, save to my drive
+  shortLinkMissing: () =>
+    new AppError(409, 'drive.short_link_missing', 'The share link has no short link; create it first', {
+      details: [{ field: 'target', message: 'short: the link has no short link' }],
+    }),
+  shortLinkTooManyMisses: (retryAfter: number) =>
+    new AppError(
+      429,
+      'drive.short_link_too_many_misses',
+      'Too many unknown short links from your address; try again later',
+      {
+        retryAfter,
+      },
+    ),
+  shareSaveNotAllowed: () =>
+    new AppError(403, 'drive.share_save_not_allowed', 'This share link does not allow saving to your drive'),
+  shareSaveOtherTenant: () =>
+    new AppError(
+      403,
+      'drive.share_save_other_tenant',
+      "This share link belongs to another organisation: it can be saved only by a user of the link's own organisation",
+    ),
   shareTooManyAttempts: (retryAfter: number) =>
     new AppError(429, 'drive.share_too_many_attempts', 'Too many wrong passwords; try again later', { retryAfter }),
 };

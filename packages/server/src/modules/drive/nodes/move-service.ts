@@ -44,11 +44,9 @@ export async function authorizeTreeOp(
   const from = sourceSpace as SpaceRow;
   let target: Target;
   if (input.targetParentId !== null) {
-    const { node, space } = await core.access.authorizeNode(c, input.targetParentId, 'create');
-    if (node.type !== 'folder') throw driveErrors.notAFolder('targetParentId');
-    if (input.targetSpaceId !== undefined && input.targetSpaceId !== space.id)
+    target = await authorizeTargetFolder(core, c, input.targetParentId);
+    if (input.targetSpaceId !== undefined && input.targetSpaceId !== target.space.id)
       throw httpErrors.invalidField('targetSpaceId', 'is not the space of targetParentId');
-    target = { space, parent: node };
   } else {
     target = {
       space: (await core.access.authorizeSpace(c, input.targetSpaceId ?? from.id, 'create')).space,
@@ -60,6 +58,17 @@ export async function authorizeTreeOp(
   const tops = sources.filter((n) => !n.ancestorIds.some((a) => ids.has(a)));
   for (const n of tops) assertNotInto(n, target);
   return { sourceSpace: from, tops, target };
+}
+
+/** A folder the caller may create in (editor or above; `targetParentId` names it). */
+export async function authorizeTargetFolder(
+  core: Pick<DriveCore, 'access'>,
+  c: DriveCaller,
+  targetParentId: number,
+): Promise<Target> {
+  const { node, space } = await core.access.authorizeNode(c, targetParentId, 'create');
+  if (node.type !== 'folder') throw driveErrors.notAFolder('targetParentId');
+  return { space, parent: node };
 }
 
 /** Refuses a node into itself or its own subtree (400 drive.move_into_subtree). */

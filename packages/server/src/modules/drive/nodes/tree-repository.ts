@@ -106,6 +106,10 @@ export async function liveDescendants(
   return rows.map((r) => ({ ...r.node, rank: r.rank }));
 }
 
+/** Every live descendant of the roots, parents first (a share link reaches all of its folder). */
+export const everyLiveDescendant = (db: Db, scope: TenantScope, rootIds: number[], limit: number) =>
+  liveDescendants(db, scope, rootIds, sql<number>`0`, limit);
+
 /** Versions by id (the current versions of files being copied). */
 export const versionsByIds = (db: Db, scope: TenantScope, ids: number[]) =>
   ids.length === 0

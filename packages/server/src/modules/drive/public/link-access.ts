@@ -1,6 +1,7 @@
 import type { Scope } from '../../../platform/auth/principal.ts';
 import { systemScope } from '../../../platform/auth/principal.ts';
 import { sha256 } from '../../../platform/crypto/digest.ts';
+import type { Db } from '../../../platform/db/client.ts';
 import type { DriveCore } from '../core.ts';
 import { driveErrors } from '../errors.ts';
 import { findLiveNode, type NodeRow } from '../nodes/node-repository.ts';
@@ -71,8 +72,9 @@ export function createLinkAccess(core: DriveCore) {
   }
 
   /**
-   * One row of the link's access log (drive_share_access_logs). Downloads and wrong passwords
-   * also count towards the abnormal-behaviour alerts (one cache increment each).
+   * One row of the link's access log (drive_share_access_logs); `opts.tx` writes it with a change.
+   * Downloads and wrong passwords also count towards the abnormal-behaviour alerts (one cache
+   * increment each).
    */
   async function log(
     r: Pick<ResolvedLink, 'link'>,
@@ -80,8 +82,16 @@ export function createLinkAccess(core: DriveCore) {
     event: ShareAccessEvent,
     v: Visitor,
     detail?: Record<string, unknown>,
+    opts: { tx?: Db; userId?: number } = {},
   ) {
-    await repo.logShareAccess(db, r.link, { nodeId, event, ip: v.ip, userAgent: v.userAgent, detail });
+    await repo.logShareAccess(opts.tx ?? db, r.link, {
+      nodeId,
+      event,
+      ip: v.ip,
+      userAgent: v.userAgent,
+      userId: opts.userId ?? null,
+      detail,
+    });
     if (event === 'download') await core.alerts.linkDownload(r.link);
     else if (event === 'wrong_password') await core.alerts.linkFailure(r.link);
   }

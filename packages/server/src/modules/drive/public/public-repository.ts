@@ -13,6 +13,12 @@ export async function findLinkByTokenHash(db: Db, tokenHash: string): Promise<Sh
   return rows[0] ?? null;
 }
 
+/** A link by its short code; not tenant-scoped either (the code stands for the token). */
+export async function findLinkByShortCode(db: Db, code: string): Promise<ShareLinkRow | null> {
+  const rows = await db.select().from(driveShareLinks).where(eq(driveShareLinks.shortCode, code)).limit(1);
+  return rows[0] ?? null;
+}
+
 /** Counts one access unless the limit is reached (one statement: concurrent visits cannot pass it). */
 export async function countAccess(db: Db, linkId: number): Promise<boolean> {
   const rows = await db
@@ -46,13 +52,21 @@ export async function countDownload(db: Db, linkId: number): Promise<boolean> {
 export async function logShareAccess(
   db: Db,
   link: Pick<ShareLinkRow, 'id' | 'tenantId'>,
-  entry: { nodeId: number | null; event: ShareAccessEvent; ip: string; userAgent: string | null; detail?: object },
+  entry: {
+    nodeId: number | null;
+    event: ShareAccessEvent;
+    ip: string;
+    userAgent: string | null;
+    userId?: number | null;
+    detail?: object;
+  },
 ) {
   await db.insert(driveShareAccessLogs).values({
     tenantId: link.tenantId,
     linkId: link.id,
     nodeId: entry.nodeId,
     event: entry.event,
+    userId: entry.userId ?? null,
     ip: entry.ip,
     userAgent: entry.userAgent,
     detail: (entry.detail ?? {}) as Record<string, unknown>,

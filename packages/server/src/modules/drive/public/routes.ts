@@ -4,11 +4,14 @@ import { replyFormats } from '../../../platform/http/reply-formats.ts';
 import { route } from '../../../platform/http/route.ts';
 import { contentDisposition } from '../../files/index.ts';
 import type { PublicShareService, Visitor } from './public-service.ts';
+import type { PublicSaveService } from './save-service.ts';
 import {
   BrowseQuery,
   PasswordBody,
   PublicContentQuery,
   PublicNodePage,
+  SaveBody,
+  SaveResult,
   ShareMetadata,
   ShareSession,
   TokenParams,
@@ -29,7 +32,7 @@ export function visitor(req: {
 }
 
 /** Anonymous share-link routes (no sign-in: the token in the path is the credential). */
-export function publicShareRoutes(app: FastifyInstance, shares: PublicShareService) {
+export function publicShareRoutes(app: FastifyInstance, shares: PublicShareService, saves: PublicSaveService) {
   route(app, {
     method: 'GET',
     url: '/api/drive/public/shares/:token',
@@ -150,5 +153,29 @@ export function publicShareRoutes(app: FastifyInstance, shares: PublicShareServi
       // sent here: the route's media type (octet-stream, for the document) is not this preview's
       return reply.code(200).send(p.body);
     },
+  });
+
+  route(app, {
+    method: 'POST',
+    url: '/api/drive/public/shares/:token/save',
+    operation: 'drive.public_share.save',
+    auth: 'user',
+    permission: 'drive:node:edit',
+    feature,
+    status: 201,
+    schema: {
+      tags,
+      summary: 'Save to my drive: copy the shared node (or a node under it) into your own drive (signed-in users)',
+      description:
+        "Needs a sign-in of the link's own organisation (403 drive.share_save_other_tenant otherwise) and the save " +
+        'capability (403 drive.share_save_not_allowed). The copy lands in targetParentId (a folder you may create in) ' +
+        'or the root of your personal space, kept-both named, owned by you, with no grants; its size is charged there ' +
+        '(413 drive.quota_exceeded). Takes one download from the link (410 drive.share_exhausted past ' +
+        `max_download_count), logged as a download. nodeId outside the shared folder is 404. ${sessionHeader}.`,
+      params: TokenParams,
+      body: SaveBody,
+      response: SaveResult,
+    },
+    handler: async (req) => saves.save(req.scope, req.params.token, visitor(req), req.body),
   });
 }

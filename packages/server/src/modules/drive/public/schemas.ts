@@ -57,3 +57,27 @@ export const PublicNodePage = PageOf(PublicNode);
 
 /** the file (a file under a shared folder; default: the shared file) */
 export const PublicContentQuery = Type.Object({ nodeId: Type.Optional(Id) });
+
+export const SaveBody = Type.Object({
+  nodeId: Type.Optional(
+    Type.Integer({ ...Id, description: 'the shared node (default) or a node under the shared folder' }),
+  ),
+  targetParentId: Type.Optional(
+    Type.Integer({
+      ...Id,
+      description: 'a folder you may create in (editor or above); default: your personal space root',
+    }),
+  ),
+});
+
+export const SaveResult = Type.Object({
+  node: Type.Object({
+    id: Id,
+    name: Type.String({ description: 'kept-both: "name (1).ext" when the name is taken' }),
+    type: Type.Union([Type.Literal('folder'), Type.Literal('file')]),
+    spaceId: Id,
+    parentId: Type.Union([Id, Type.Null()]),
+  }),
+  nodeCount: Type.Integer({ minimum: 1, description: 'nodes created' }),
+  bytes: Type.Integer({ minimum: 0, description: 'bytes charged to the target space' }),
+});

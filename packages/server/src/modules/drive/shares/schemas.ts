@@ -152,4 +152,23 @@ export const ShareLinkWithToken = Type.Object({
   ...ShareLinkView.properties,
   token: Type.String(),
   url: Type.String({ description: 'PUBLIC_BASE_URL + /api/drive/public/shares/<token>' }),
+  shortUrl: Nullable(
+    Type.String({ description: 'PUBLIC_BASE_URL + /api/drive/public/s/<code>, once made (POST …/short-link)' }),
+  ),
 });
+
+export const QrQuery = Type.Object({
+  format: Type.Optional(Type.Union([Type.Literal('svg'), Type.Literal('png')], { description: 'default svg' })),
+  target: Type.Optional(
+    Type.Union([Type.Literal('full'), Type.Literal('short')], {
+      description: 'the URL encoded: full (default) or short (the link must have a short link)',
+    }),
+  ),
+  size: Type.Optional(
+    Type.Integer({ minimum: 64, maximum: 1024, description: 'PNG width and height in pixels, 64–1024; default 256' }),
+  ),
+});
+
+export const ShortCodeParams = Type.Object({ code: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export const ShortLinkTarget = Type.Object({ url: Type.String({ description: "the share link's full URL" }) });

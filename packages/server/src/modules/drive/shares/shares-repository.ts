@@ -1,4 +1,4 @@
-import { count, desc, eq, sql } from 'drizzle-orm';
+import { and, count, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { type Page, type PageRequest, scoped } from '../../../platform/db/scoped.ts';
@@ -78,4 +78,24 @@ export async function pageOfLinks(
     db.select({ n: count() }).from(driveShareLinks).where(where),
   ]);
   return { list, total: Number(totals[0]?.n ?? 0), page: page.page, pageSize: page.pageSize };
+}
+
+/** Gives the link a short code unless it has one (null then: another request gave it first). */
+export async function setShortCode(tx: Db, scope: TenantScope, id: number, code: string, now: Date) {
+  const [row] = await tx
+    .update(driveShareLinks)
+    .set({ shortCode: code, updatedAt: now })
+    .where(linkRows.where(scope, and(eq(driveShareLinks.id, id), isNull(driveShareLinks.shortCode))))
+    .returning();
+  return row ?? null;
+}
+
+/** Removes the link's short code (its short URL stops resolving). */
+export async function clearShortCode(tx: Db, scope: TenantScope, id: number, now: Date) {
+  const [row] = await tx
+    .update(driveShareLinks)
+    .set({ shortCode: null, updatedAt: now })
+    .where(linkRows.where(scope, eq(driveShareLinks.id, id)))
+    .returning();
+  return row ?? null;
 }

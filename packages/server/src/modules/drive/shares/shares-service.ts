@@ -51,6 +51,16 @@ export type ShareLinkState = 'active' | 'expired' | 'exhausted' | 'revoked' | 'd
 /** The encryption context of a link's token: a value copied into another row does not decrypt. */
 const tokenContext = (id: number) => secretContext('drive_share_links', 'token_encrypted', id);
 
+/** The token of a link, decrypted (its creator, its managers and its short link need it). */
+export const tokenOf = (secrets: SecretBox, link: Pick<repo.LinkRow, 'id' | 'tokenEncrypted'>) =>
+  secrets.decrypt(link.tokenEncrypted, tokenContext(link.id));
+
+/** The public URLs of a link: the full one (the token) and the short one (the short code). */
+export const linkUrls = (publicBaseUrl: string | null) => ({
+  full: (token: string) => `${publicBaseUrl ?? ''}/api/drive/public/shares/${token}`,
+  short: (code: string) => `${publicBaseUrl ?? ''}/api/drive/public/s/${code}`,
+});
+
 /** revoked, then disabled (tenant or space switch off), expired, exhausted (a limit reached), else active. */
 export function linkState(l: repo.LinkRow, now: Date, sharingOn: boolean): ShareLinkState {
   if (l.status === 'revoked') return 'revoked';
@@ -93,12 +103,12 @@ export function toShareLinkView(
 }
 
 export type ShareLinkView = ReturnType<typeof toShareLinkView>;
-export type ShareLinkWithToken = ShareLinkView & { token: string; url: string };
+export type ShareLinkWithToken = ShareLinkView & { token: string; url: string; shortUrl: string | null };
 
 export function createSharesService(core: DriveCore & { secrets: SecretBox; publicBaseUrl: string | null }) {
   const { db, clock, access, directory, activities, secrets } = core;
   const settingsOf = (scope: Scope) => core.settings.effective<DriveSettings>('drive', scope.tenantId);
-  const urlOf = (token: string) => `${core.publicBaseUrl ?? ''}/api/drive/public/shares/${token}`;
+  const urls = linkUrls(core.publicBaseUrl);
 
   async function views(scope: Scope, rows: repo.LinkWithNode[]): Promise<ShareLinkView[]> {
     const now = clock();
@@ -125,8 +135,9 @@ export function createSharesService(core: DriveCore & { secrets: SecretBox; publ
 
   async function withToken(scope: Scope, link: repo.LinkRow, nodeName: string): Promise<ShareLinkWithToken> {
     const [view] = await views(scope, [{ link, nodeName }]);
-    const token = secrets.decrypt(link.tokenEncrypted, tokenContext(link.id));
-    return { ...(view as ShareLinkView), token, url: urlOf(token) };
+    const token = tokenOf(secrets, link);
+    const shortUrl = link.shortCode === null ? null : urls.short(link.shortCode);
+    return { ...(view as ShareLinkView), token, url: urls.full(token), shortUrl };
   }
 
   function assertSharingOn(settings: DriveSettings, space: SpaceRow) {
@@ -176,6 +187,10 @@ export function createSharesService(core: DriveCore & { secrets: SecretBox; publ
   }
 
   return {
+    /** for the short-link and QR code routes: the same gate and the same view */
+    manageable,
+    withToken,
+
     /** POST /share-links: the caller shares a node (a folder to collect into) they hold the 'share' role on. */
     async create(scope: Scope, input: ShareLinkCreate): Promise<ShareLinkWithToken> {
       const c = await access.caller(scope);

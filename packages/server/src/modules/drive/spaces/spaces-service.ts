@@ -7,6 +7,7 @@ import type { DriveCore } from '../core.ts';
 import { driveErrors } from '../errors.ts';
 import type { DriveSettings } from '../settings.ts';
 import type { DriveRole, SpaceType } from '../tables.ts';
+import { createSpaceAutomatically, MAX_SPACE_NAME, personalSpaceOf } from './auto-spaces-service.ts';
 import * as members from './members-repository.ts';
 import type { NewSpace, SpaceRow } from './space-repository.ts';
 import * as repo from './space-repository.ts';
@@ -61,7 +62,6 @@ export function toSpaceView(
   };
 }
 
-const MAX_NAME = 100;
 const UPDATABLE = [
   'name',
   'description',
@@ -90,34 +90,19 @@ export function createSpacesService(core: DriveCore) {
     return toSpaceView(space, { quotaBytes, maxVersions }, role);
   }
 
-  /** A space made by the system on first access; the activity only for the request that created it. */
-  async function createAutomatically(scope: Scope, row: NewSpace) {
-    await db.transaction(async (tx) => {
-      const created = await repo.insertSpaceIfAbsent(tx, scope, row);
-      if (created) {
-        await activities.record(tx, scope, [
-          { spaceId: created.id, nodeId: null, action: 'space.create', detail: { type: row.type, automatic: true } },
-        ]);
-      }
-    });
-  }
-
   /** The personal space, and the department's when `departmentSpaceAutoCreate` is on (spec §2.2). */
   async function ensureMySpaces(c: DriveCaller) {
     const { scope } = c;
-    if (!(await repo.findPersonalSpace(db, scope, c.userId))) {
-      const name = `${await access.userName(scope, c.userId)}'s files`.slice(0, MAX_NAME);
-      await createAutomatically(scope, { type: 'personal', name, ownerUserId: c.userId, createdBy: c.userId });
-    }
+    await personalSpaceOf(core, c);
     const departmentId = c.subjects.departmentId;
     if (departmentId === null) return;
     const settings = await core.settings.effective<DriveSettings>('drive', scope.tenantId);
     if (!settings.departmentSpaceAutoCreate || (await repo.findDepartmentSpace(db, scope, departmentId))) return;
     const [dept] = await directory.describeSubjects(scope.tenantId, [{ type: 'department', id: departmentId }]);
     if (!dept) return;
-    await createAutomatically(scope, {
+    await createSpaceAutomatically(core, scope, {
       type: 'department',
-      name: dept.name.slice(0, MAX_NAME),
+      name: dept.name.slice(0, MAX_SPACE_NAME),
       departmentId,
       // the members of the department see its space; the head (manager) raises roles as needed
       defaultMemberRole: 'viewer',
