@@ -175,7 +175,7 @@ describe('DELETE /api/drive/share-links/{id}/short-link', () => {
 });
 
 describe('GET /api/drive/public/s/{code}', () => {
-  it('answers 404 for unknown and malformed codes, and a collect link is not found', async () => {
+  it('answers 404 for unknown and malformed codes; a collection link’s code leads to its page too', async () => {
     const ip = freshIp();
     expectError(await resolve('AAAAAAAAAAAA', ip), 404, 'drive.share_not_found');
     expectError(await resolve('short', ip), 404, 'drive.share_not_found');
@@ -185,7 +185,9 @@ describe('GET /api/drive/public/s/{code}', () => {
       .update(driveShareLinks)
       .set({ kind: 'collect', shortCode: 'Collect00001' })
       .where(eq(driveShareLinks.id, collect.id));
-    expectError(await resolve('Collect00001', ip), 404, 'drive.share_not_found');
+    const res = await resolve('Collect00001', ip);
+    expect(res.statusCode).toBe(302);
+    expect(res.headers.location).toBe(collect.url);
   });
 
   it(`refuses an address after ${SHORT_LINK_MISSES} misses (429 + Retry-After), even for a valid code; others go on`, async () => {

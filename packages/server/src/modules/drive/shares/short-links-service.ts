@@ -99,7 +99,7 @@ export function createShortLinksService(
       }
       const valid = code.length === SHORT_CODE_LENGTH && /^[0-9A-Za-z]+$/.test(code);
       const link = valid ? await findLinkByShortCode(db, code) : null;
-      if (link?.kind !== 'share') {
+      if (!link) {
         const { count, ttl } = await cache.incr(key, SHORT_LINK_MISS_WINDOW_SECONDS);
         if (count > SHORT_LINK_MISSES) throw driveErrors.shortLinkTooManyMisses(Math.max(1, ttl));
         throw driveErrors.shareNotFound();
