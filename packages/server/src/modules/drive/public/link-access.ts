@@ -7,7 +7,6 @@ import { driveErrors } from '../errors.ts';
 import { findLiveNode, type NodeRow } from '../nodes/node-repository.ts';
 import type { DriveSettings } from '../settings.ts';
 import { ipAllowed } from '../shares/ip-ranges.ts';
-import { findSpace } from '../spaces/space-repository.ts';
 import type { ShareAccessEvent, ShareKind } from '../tables.ts';
 import type { ShareLinkRow } from './public-repository.ts';
 import * as repo from './public-repository.ts';
@@ -41,16 +40,16 @@ export function createLinkAccess(core: DriveCore) {
 
   /** The link behind a token with every rule applied; a link of another kind ('any': either) is not found. */
   async function resolve(token: string, visitor: Visitor, kind: ShareKind | 'any' = 'share'): Promise<ResolvedLink> {
-    const link = await repo.findLinkByTokenHash(db, sha256(token));
+    const found = await repo.findLinkByTokenHash(db, sha256(token));
+    const link = found?.link;
     if (!link || (kind !== 'any' && link.kind !== kind)) throw driveErrors.shareNotFound();
     if (link.status === 'revoked') throw driveErrors.shareRevoked();
     if (link.expiresAt && link.expiresAt.getTime() <= clock().getTime()) throw driveErrors.shareExpired();
     const scope = { ...systemScope(link.tenantId), ip: visitor.ip };
     const settings = await core.settings.effective<DriveSettings>('drive', link.tenantId);
-    const space = await findSpace(db, scope, link.spaceId);
-    if (!settings.externalShareEnabled || !space?.externalShareEnabled) throw driveErrors.shareDisabled();
+    if (!settings.externalShareEnabled || !found.spaceSharing) throw driveErrors.shareDisabled();
     if (!ipAllowed(link.allowedIps, visitor.ip)) throw driveErrors.shareIpDenied();
-    const node = await findLiveNode(db, scope, link.nodeId);
+    const node = found.node;
     if (!node) throw driveErrors.nodeNotFound();
     const hasSession = link.passwordHash !== null && (await sessionValid(link, visitor.session));
     return { link, node, scope, hasSession };

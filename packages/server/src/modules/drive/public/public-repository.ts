@@ -1,15 +1,29 @@
 import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../../platform/db/client.ts';
-import { driveNodes, driveShareAccessLogs, driveShareLinks, type ShareAccessEvent } from '../tables.ts';
+import { driveNodes, driveShareAccessLogs, driveShareLinks, driveSpaces, type ShareAccessEvent } from '../tables.ts';
 
 export type ShareLinkRow = typeof driveShareLinks.$inferSelect;
 
 /**
- * A link by the hash of its token. Not tenant-scoped on purpose: the token is the only thing an
- * anonymous caller holds; the link's own tenant scopes everything after it.
+ * A link by the hash of its token, with what every anonymous request checks next: whether its
+ * space allows external sharing and its node while live (null in the recycle bin or gone). One
+ * query, because every anonymous request — each Range of a download too — starts here. Not
+ * tenant-scoped on purpose: the token is the only thing an anonymous caller holds; the link's own
+ * tenant scopes everything after it.
  */
-export async function findLinkByTokenHash(db: Db, tokenHash: string): Promise<ShareLinkRow | null> {
-  const rows = await db.select().from(driveShareLinks).where(eq(driveShareLinks.tokenHash, tokenHash)).limit(1);
+export async function findLinkByTokenHash(db: Db, tokenHash: string) {
+  const sameTenant = (col: typeof driveNodes.tenantId | typeof driveSpaces.tenantId) =>
+    sql`${col} is not distinct from ${driveShareLinks.tenantId}`;
+  const rows = await db
+    .select({ link: driveShareLinks, spaceSharing: driveSpaces.externalShareEnabled, node: driveNodes })
+    .from(driveShareLinks)
+    .leftJoin(driveSpaces, and(eq(driveSpaces.id, driveShareLinks.spaceId), sameTenant(driveSpaces.tenantId)))
+    .leftJoin(
+      driveNodes,
+      and(eq(driveNodes.id, driveShareLinks.nodeId), isNull(driveNodes.deletedAt), sameTenant(driveNodes.tenantId)),
+    )
+    .where(eq(driveShareLinks.tokenHash, tokenHash))
+    .limit(1);
   return rows[0] ?? null;
 }
 
