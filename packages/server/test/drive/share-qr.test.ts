@@ -4,20 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NodeRow } from '../../src/modules/drive/nodes/node-repository.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { expectError } from '../helpers/assert.ts';
-import { createTenant, type TenantFixture } from '../helpers/fixtures.ts';
-import { type DriveUser, driveUser, file, folder, space } from './drive-fixtures.ts';
-import { grant } from './permissions-helpers.ts';
-import { createLink } from './shares-helpers.ts';
+import { createLink, type LinkCast, linkCast } from './shares-helpers.ts';
 
 /** GET /api/drive/share-links/{id}/qr (issue 15): the link's URL as a QR code, for its creator or a manager. */
 const BASE = 'https://atrium.example';
 let t: TestApp;
-let a: TenantFixture;
-let other: TenantFixture;
-const u: Record<'owner' | 'creator' | 'editor' | 'viewer' | 'stranger', DriveUser> = {} as never;
+let u: LinkCast['u'];
 let doc: NodeRow;
 
-const user = (x: TenantFixture) => driveUser(t, { tenantId: x.tenantId, tenantCode: x.code });
 const qr = (token: string | undefined, id: number, query = '') =>
   call(t.app, 'GET', `/api/drive/share-links/${id}/qr${query}`, token ? { token } : {});
 
@@ -38,19 +32,7 @@ async function newLink() {
 
 beforeAll(async () => {
   t = await createTestApp({ env: { PUBLIC_BASE_URL: BASE } });
-  a = await createTenant(t);
-  other = await createTenant(t);
-  u.owner = await user(a);
-  u.creator = await user(a);
-  u.editor = await user(a);
-  u.viewer = await user(a);
-  u.stranger = await user(other);
-  const sp = await space(t, a.tenantId, { type: 'team', ownerUserId: u.owner.userId });
-  const top = await folder(t, a.tenantId, sp.id, null, 'Offers');
-  doc = await file(t, a.tenantId, sp.id, top, 'offer.pdf');
-  await grant(t, a.tenantId, top, { type: 'user', id: u.creator.userId }, 'editor');
-  await grant(t, a.tenantId, top, { type: 'user', id: u.editor.userId }, 'editor');
-  await grant(t, a.tenantId, top, { type: 'user', id: u.viewer.userId }, 'viewer');
+  ({ u, doc } = await linkCast(t));
 });
 afterAll(async () => t?.close());
 

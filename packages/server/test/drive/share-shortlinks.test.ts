@@ -9,10 +9,8 @@ import {
 import { driveShareLinks } from '../../src/modules/drive/tables.ts';
 import { call, createTestApp, createTwoInstances, type TestApp, usingRedis } from '../helpers/app.ts';
 import { expectError } from '../helpers/assert.ts';
-import { createTenant, type TenantFixture } from '../helpers/fixtures.ts';
-import { type DriveUser, driveUser, file, folder, space } from './drive-fixtures.ts';
-import { activitiesOfNode, grant } from './permissions-helpers.ts';
-import { createLink, linkRow } from './shares-helpers.ts';
+import { activitiesOfNode } from './permissions-helpers.ts';
+import { createLink, type LinkCast, linkCast, linkRow } from './shares-helpers.ts';
 
 /**
  * Short links (issue 15): POST/DELETE /api/drive/share-links/{id}/short-link (creator or manager
@@ -20,12 +18,9 @@ import { createLink, linkRow } from './shares-helpers.ts';
  */
 const BASE = 'https://atrium.example';
 let t: TestApp;
-let a: TenantFixture;
-let other: TenantFixture;
-const u: Record<'owner' | 'creator' | 'editor' | 'viewer' | 'stranger', DriveUser> = {} as never;
+let u: LinkCast['u'];
 let doc: NodeRow;
 
-const user = (x: TenantFixture) => driveUser(t, { tenantId: x.tenantId, tenantCode: x.code });
 const shortLink = (token: string, id: number, method: 'POST' | 'DELETE' = 'POST') =>
   call(t.app, method, `/api/drive/share-links/${id}/short-link`, { token });
 /** each test its own address: the miss counter is per address */
@@ -43,19 +38,7 @@ async function newLink(token = u.creator.token, body: object = {}) {
 
 beforeAll(async () => {
   t = await createTestApp({ env: { PUBLIC_BASE_URL: BASE } });
-  a = await createTenant(t);
-  other = await createTenant(t);
-  u.owner = await user(a);
-  u.creator = await user(a);
-  u.editor = await user(a);
-  u.viewer = await user(a);
-  u.stranger = await user(other);
-  const sp = await space(t, a.tenantId, { type: 'team', ownerUserId: u.owner.userId });
-  const top = await folder(t, a.tenantId, sp.id, null, 'Offers');
-  doc = await file(t, a.tenantId, sp.id, top, 'offer.pdf');
-  await grant(t, a.tenantId, top, { type: 'user', id: u.creator.userId }, 'editor');
-  await grant(t, a.tenantId, top, { type: 'user', id: u.editor.userId }, 'editor');
-  await grant(t, a.tenantId, top, { type: 'user', id: u.viewer.userId }, 'viewer');
+  ({ u, doc } = await linkCast(t));
 });
 afterAll(async () => t?.close());
 

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { replyFormats } from '../../../platform/http/reply-formats.ts';
 import { route } from '../../../platform/http/route.ts';
 import { contentDisposition } from '../../files/index.ts';
+import { SANDBOX_HEADERS } from '../content-headers.ts';
 import type { PublicShareService, Visitor } from './public-service.ts';
 import type { PublicSaveService } from './save-service.ts';
 import {
@@ -19,8 +20,6 @@ import {
 
 const tags = ['DriveSharePublic'];
 const feature = 'drive';
-/** an active document is never run from the API's origin, whatever it is */
-const SANDBOX = { 'content-security-policy': "sandbox; default-src 'none'", 'x-content-type-options': 'nosniff' };
 const sessionHeader = 'X-Share-Session: the access session of a password link (POST …/password)';
 
 export function visitor(req: {
@@ -111,7 +110,7 @@ export function publicShareRoutes(app: FastifyInstance, shares: PublicShareServi
       // a Range past the first byte continues a download already counted
       const counts = !/^bytes=\s*[1-9]/.test(req.headers.range ?? '');
       const file = await shares.content(req.params.token, visitor(req), req.query.nodeId, counts);
-      reply.headers(SANDBOX);
+      reply.headers(SANDBOX_HEADERS);
       return shares.send(req as unknown as FastifyRequest, reply, file);
     },
   });
@@ -141,7 +140,7 @@ export function publicShareRoutes(app: FastifyInstance, shares: PublicShareServi
     },
     handler: async (req, reply) => {
       const p = await shares.preview(req.params.token, visitor(req), req.query.nodeId, req.headers['if-none-match']);
-      reply.headers({ ...SANDBOX, etag: p.etag, 'cache-control': 'private, no-cache' });
+      reply.headers({ ...SANDBOX_HEADERS, etag: p.etag, 'cache-control': 'private, no-cache' });
       if (p.notModified) return reply.code(304).send();
       const ext = p.kind === 'text' ? 'txt' : p.mime === 'image/png' ? 'png' : 'jpg';
       reply.headers({

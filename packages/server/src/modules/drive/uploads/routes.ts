@@ -5,6 +5,7 @@ import { replyFormats } from '../../../platform/http/reply-formats.ts';
 import { route } from '../../../platform/http/route.ts';
 import { Binary, IdParams, Ok } from '../../../platform/http/schemas.ts';
 import { readFilePart } from '../../files/index.ts';
+import { SANDBOX_HEADERS } from '../content-headers.ts';
 import {
   ChunkQuery,
   ChunkReceipt,
@@ -24,8 +25,6 @@ import { toFileNodeView, type UploadsService } from './uploads-service.ts';
 const tags = ['DriveFiles'];
 const feature = 'drive';
 const edit = 'drive:node:edit';
-/** an active document is never run from the API's origin, whatever it is */
-const SANDBOX = { 'content-security-policy': "sandbox; default-src 'none'", 'x-content-type-options': 'nosniff' };
 
 /** Uploads into the drive (single, chunked, instant) and file content through the ACL. */
 export function uploadRoutes(app: FastifyInstance, uploads: UploadsService) {
@@ -201,7 +200,7 @@ export function uploadRoutes(app: FastifyInstance, uploads: UploadsService) {
       // a Range past the first byte continues a reading already recorded
       const recent = !/^bytes=\s*[1-9]/.test(req.headers.range ?? '');
       const { file, inline } = await uploads.content(req.scope, req.params.id, req.query, recent);
-      reply.headers(SANDBOX);
+      reply.headers(SANDBOX_HEADERS);
       return uploads.send(req as unknown as FastifyRequest, reply, file, { inline });
     },
   });
