@@ -17,19 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => sim.close());
 
-/** A precreated trade with the given yuan amount, as the adapter's createPayment leaves it. */
-function trade(orderNo: string, totalAmount: string) {
-  sim.trades.set(orderNo, {
-    outTradeNo: orderNo,
-    tradeNo: `2026112422001400000000${orderNo.slice(-6)}`,
-    totalAmount,
-    subject: 'Atrium order',
-    notifyUrl: 'http://example.test/notify',
-    status: 'CREATED',
-    gmtPayment: null,
-    refunds: new Map(),
-  });
-}
+const trade = (orderNo: string, totalAmount: string) => sim.seed(orderNo, totalAmount);
 
 describe('payment scene', () => {
   it('TRADE_SUCCESS → succeeded, amount in fen exactly, the trade and app ids, gmt_payment in Beijing time', async () => {
@@ -218,7 +206,7 @@ describe('charsets and key forms', () => {
   it('legacy RSA (SHA1withRSA), a PKCS#1 app key, and bare base64 keys as the key tool prints them', async () => {
     const legacy = await startChannelBSimulator({ signType: 'RSA', appKeyFormat: 'pkcs1' });
     try {
-      legacy.trades.set('ORD-000040', { ...(sim.trades.get('ORD-000030') as never), outTradeNo: 'ORD-000040' });
+      legacy.seed('ORD-000040', '1.00');
       const body = legacy.pay('ORD-000040');
       expect((await verify(legacy.config, body)).valid).toBe(true);
       const bare = (pem: string) => pem.replace(/-----[^-]+-----|\s/g, '');
@@ -237,7 +225,7 @@ describe('charsets and key forms', () => {
   it('certificate mode: the key of the wallet public-key certificate verifies', async () => {
     const certSim = await startChannelBSimulator({ mode: 'cert' });
     try {
-      certSim.trades.set('ORD-000050', { ...(sim.trades.get('ORD-000030') as never), outTradeNo: 'ORD-000050' });
+      certSim.seed('ORD-000050', '1.00');
       const r = await verify(certSim.config, certSim.pay('ORD-000050'));
       expect(r.valid).toBe(true);
       expect((await verify(sim.config, certSim.pay('ORD-000050'))).valid).toBe(false);

@@ -239,7 +239,10 @@ export async function startChannelBSimulator(opts: ChannelBSimOptions = {}) {
         res.writeHead(fault.status, { 'content-type': 'text/html' }).end(fault.body);
         return;
       }
-      const params = Object.fromEntries(new URLSearchParams(raw.toString('utf8')));
+      // the gateway takes parameters from the query string and the form alike (alipay-sdk puts
+      // the common ones in the URL, biz_content in the body)
+      const query = new URL(req.url ?? '/', 'http://sim').searchParams;
+      const params = { ...Object.fromEntries(query), ...Object.fromEntries(new URLSearchParams(raw.toString('utf8'))) };
       received.push(params);
       res.writeHead(200, { 'content-type': 'text/html;charset=utf-8' }).end(handle(params));
     });
@@ -311,6 +314,19 @@ export async function startChannelBSimulator(opts: ChannelBSimOptions = {}) {
     trades,
     received,
     faults,
+    /** a precreated trade, as if the adapter's createPayment had made it */
+    seed(outTradeNo: string, totalAmount: string, subject = 'Atrium order') {
+      trades.set(outTradeNo, {
+        outTradeNo,
+        tradeNo: `2026${String(++seq).padStart(24, '0')}`,
+        totalAmount,
+        subject,
+        notifyUrl: '',
+        status: 'CREATED',
+        gmtPayment: null,
+        refunds: new Map(),
+      });
+    },
     /** the payer scanned and paid: the trade exists and succeeded; returns the notify body */
     pay(outTradeNo: string, at = new Date()): string {
       const t = trades.get(outTradeNo);
