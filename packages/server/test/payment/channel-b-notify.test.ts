@@ -1,4 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChannelBAdapter } from '../../src/modules/payment/channels/channel-b/adapter.ts';
 import type { ChannelBConfig } from '../../src/modules/payment/channels/channel-b/config.ts';
@@ -231,6 +233,36 @@ describe('charsets and key forms', () => {
       expect((await verify(sim.config, certSim.pay('ORD-000050'))).valid).toBe(false);
     } finally {
       await certSim.close();
+    }
+  });
+});
+
+describe('over the wire', () => {
+  it('a notify fired by the simulator at a receiver is verified from its raw body and acknowledged', async () => {
+    const seen: string[] = [];
+    const receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', async () => {
+        seen.push(req.headers['content-type'] ?? '');
+        const r = await adapter.verifyCallback(sim.config, { rawBody: Buffer.concat(chunks), headers: {} }, now);
+        const ack = r.valid ? adapter.ack.success : adapter.ack.failure(r.reason);
+        res.writeHead(ack.status, { 'content-type': ack.contentType ?? 'text/plain' }).end(ack.body);
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/notify`;
+      trade('ORD-000060', '3.00');
+      const body = sim.pay('ORD-000060');
+      expect(await sim.fireNotify(url, body)).toEqual({ status: 200, body: 'success' });
+      expect(await sim.fireNotify(url, body.replace('total_amount=3.00', 'total_amount=0.30'))).toEqual({
+        status: 200,
+        body: 'fail',
+      });
+      expect(seen[0]).toMatch(/^application\/x-www-form-urlencoded/);
+    } finally {
+      await new Promise<void>((resolve) => receiver.close(() => resolve()));
     }
   });
 });

@@ -1,6 +1,6 @@
 import type { Egress } from '../../../../platform/egress/client.ts';
 import { ChannelCallError } from '../types.ts';
-import { CHANNEL_B_GATEWAY, type ChannelBConfig } from './config.ts';
+import { CHANNEL_B_GATEWAY, type ChannelBConfig, type ChannelBSignType } from './config.ts';
 import type { ChannelBKeys } from './keys.ts';
 import { signedObjectText } from './response-text.ts';
 import { formatChinaTime, signContent, signText, verifyText } from './signature.ts';
@@ -64,7 +64,7 @@ export async function callGateway(
   return readAnswer(raw, method, keys, signType);
 }
 
-function readAnswer(raw: string, method: string, keys: ChannelBKeys, signType: 'RSA2' | 'RSA'): GatewayResult {
+function readAnswer(raw: string, method: string, keys: ChannelBKeys, signType: ChannelBSignType): GatewayResult {
   const fail = (why: string, code = 'bad_answer') => new ChannelCallError(`${method}: ${why}`, { status: 200, code });
   let parsed: Record<string, unknown>;
   try {
@@ -99,9 +99,4 @@ function readAnswer(raw: string, method: string, keys: ChannelBKeys, signType: '
   if (!verifyText(text, sign, keys.walletKey, signType))
     throw fail('the answer signature does not verify', 'bad_signature');
   return result;
-}
-
-/** Success, or a business failure the caller knows how to read; anything else cannot be trusted. */
-export function isBusinessAnswer(result: GatewayResult): boolean {
-  return result.code === '10000' || result.code === '40004';
 }

@@ -45,9 +45,8 @@ function toNotice(f: Record<string, string>): VerifyResult {
   const amountText = isRefund ? f.refund_fee : f.total_amount;
   const amount = yuanToFen(amountText);
   if (amount === null) return { valid: false, reason: `fields: amount ${amountText ?? '(missing)'} is not yuan` };
-  const tradeOutcomeValue = tradeOutcome(f.trade_status);
-  if (!tradeOutcomeValue)
-    return { valid: false, reason: `fields: unknown trade_status ${f.trade_status ?? '(missing)'}` };
+  const outcome = tradeOutcome(f.trade_status);
+  if (!outcome) return { valid: false, reason: `fields: unknown trade_status ${f.trade_status ?? '(missing)'}` };
   const payload = { ...f };
   delete payload.sign;
   const notice: ChannelNotice = isRefund
@@ -71,7 +70,7 @@ function toNotice(f: Record<string, string>): VerifyResult {
         channelTradeNo: f.trade_no || null,
         amount,
         currency: 'CNY',
-        outcome: tradeOutcomeValue,
+        outcome,
         occurredAt: parseChinaTime(f.gmt_payment ?? f.gmt_close),
         merchantId: f.app_id ?? null,
         payload,
