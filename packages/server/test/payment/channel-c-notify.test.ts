@@ -181,9 +181,9 @@ describe('channel_c callback: refused, with the reason', () => {
     const a = createChannelCAdapter({ egress, clock: now, cache });
     const body = sim.formBody(paidBody('P20261124000022'));
     expect((await a.verifyCallback(sim.config(), callback(body), now())).valid).toBe(true);
-    expect(cache.size).toBe(1);
+    expect(cache.trusted.size).toBe(1);
     expect((await a.verifyCallback(sim.config(), callback(body), now())).valid).toBe(true);
-    expect(cache.size).toBe(1);
+    expect(cache.trusted.size).toBe(1);
     const later = new Date(sim.signer.cert.validToDate.getTime() + 1000);
     expect(await a.verifyCallback(sim.config(), callback(body), later)).toEqual({
       valid: false,
@@ -202,6 +202,12 @@ describe('channel_c callback: refused, with the reason', () => {
     const noAt = await sim.issueFrom(sim.middle, { subject: 'CN=中国银联股份有限公司,C=CN' });
     sim.open('P20261124000031', 100);
     expect(await refused(sim.formBody(sim.pay('P20261124000031', noAt)))).toBe(
+      'certificate subject: CN identity is null, expected "中国银联股份有限公司"',
+    );
+    // two CNs in one RDN would print as `CN=x@y + CN=z@中国银联股份有限公司@1`: the split must not reach the second
+    const twoCns = await sim.issueFrom(sim.middle, { subject: 'CN=x@y+CN=z@中国银联股份有限公司@1,C=CN' });
+    sim.open('P20261124000032', 100);
+    expect(await refused(sim.formBody(sim.pay('P20261124000032', twoCns)))).toBe(
       'certificate subject: CN identity is null, expected "中国银联股份有限公司"',
     );
   });

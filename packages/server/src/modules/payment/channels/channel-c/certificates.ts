@@ -42,17 +42,19 @@ type Anchors = { root: X509Certificate; middle: X509Certificate };
 /** A leaf that passed the chain and CN checks; its validity is checked again at every use. */
 type Trusted = { leaf: X509Certificate; anchors: Anchors };
 
-export type SignerCertCache = BoundedCache<Trusted>;
-export const createSignerCertCache = (maxEntries = 64): SignerCertCache => new BoundedCache<Trusted>(maxEntries);
+/** Leaves that passed (by fingerprint), and each configuration's parsed root and intermediate. */
+export type SignerCertCache = { trusted: BoundedCache<Trusted>; anchors: BoundedCache<Anchors | string> };
+export const createSignerCertCache = (maxEntries = 64): SignerCertCache => ({
+  trusted: new BoundedCache<Trusted>(maxEntries),
+  anchors: new BoundedCache<Anchors | string>(maxEntries),
+});
 
-const anchorsCache = new BoundedCache<Anchors | string>(32);
-
-function anchorsOf(config: ChannelCConfig): Anchors | string {
+function anchorsOf(config: ChannelCConfig, cache: SignerCertCache): Anchors | string {
   const key = `${config.rootCertPem}\n${config.middleCertPem}`;
-  let found = anchorsCache.get(key);
+  let found = cache.anchors.get(key);
   if (found === undefined) {
     found = parseAnchors(config);
-    anchorsCache.set(key, found);
+    cache.anchors.set(key, found);
   }
   return found;
 }
@@ -75,15 +77,18 @@ function parseAnchors(config: ChannelCConfig): Anchors | string {
 
 const within = (cert: X509Certificate, now: Date) => cert.validFromDate <= now && now <= cert.validToDate;
 
-/** The third `@`-separated part of the subject CN (`…@…@中国银联股份有限公司@…`), or null. */
+/**
+ * The third `@`-separated part of the subject CN (`…@…@中国银联股份有限公司@…`), or null. Exactly
+ * one CN, and no multi-valued RDN (` + `), so no second attribute can lend its text to the split.
+ */
 export function signerIdentity(cert: X509Certificate): string | null {
   const cns = cert.subject.split('\n').filter((line) => line.startsWith('CN='));
-  if (cns.length !== 1) return null;
+  if (cns.length !== 1 || cns[0]?.includes(' + ')) return null;
   return cns[0]?.slice(3).split('@')[2] ?? null;
 }
 
 export function checkSignerCert(config: ChannelCConfig, pem: string, now: Date, cache: SignerCertCache): CertCheck {
-  const anchors = anchorsOf(config);
+  const anchors = anchorsOf(config, cache);
   if (typeof anchors === 'string') return { ok: false, reason: anchors };
   let leaf: X509Certificate;
   try {
@@ -93,12 +98,12 @@ export function checkSignerCert(config: ChannelCConfig, pem: string, now: Date, 
   }
   // Keyed by the configuration's anchors and CN too: a leaf trusted under one is not under another.
   const key = `${leaf.fingerprint256}|${anchors.middle.fingerprint256}|${anchors.root.fingerprint256}|${config.signerCn}`;
-  let trusted = cache.get(key);
+  let trusted = cache.trusted.get(key);
   if (!trusted) {
     const reason = chainFailure(leaf, anchors, config.signerCn);
     if (reason) return { ok: false, reason };
     trusted = { leaf, anchors };
-    cache.set(key, trusted);
+    cache.trusted.set(key, trusted);
   }
   for (const [name, cert] of [
     ['signPubKeyCert', trusted.leaf],
