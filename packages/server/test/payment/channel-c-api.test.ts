@@ -66,10 +66,11 @@ describe('channel_c createPayment (gateway form)', () => {
     expect(sim.orders.get('P20261124100001')).toMatchObject({ txnAmt: '8800', txnTime: '20261124110405' });
   });
 
-  it('refuses another currency', async () => {
+  it('refuses another currency, and an order number UnionPay would refuse', async () => {
     await expect(adapter.createPayment(sim.config(), { ...order('P20261124100002'), currency: 'USD' })).rejects.toThrow(
       /CNY only/,
     );
+    await expect(adapter.createPayment(sim.config(), order('P-2026-1124'))).rejects.toThrow(/8-32 letters and digits/);
   });
 });
 

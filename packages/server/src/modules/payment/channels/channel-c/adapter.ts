@@ -33,6 +33,10 @@ export function createChannelCAdapter(deps: ChannelCDeps): ChannelAdapter<Channe
   function assertCny(currency: string): void {
     if (currency !== 'CNY') throw new Error(`channel_c takes CNY only, not ${currency}`);
   }
+  /** UnionPay's orderId: 8–32 letters and digits ("-" and "_" refused), for payments and refunds alike. */
+  function assertOrderId(id: string): void {
+    if (!/^[0-9A-Za-z]{8,32}$/.test(id)) throw new Error(`channel_c orderId must be 8-32 letters and digits: ${id}`);
+  }
 
   /** queryTrans.do for one transaction; null when UnionPay has none with that orderId and txnTime. */
   async function query(config: ChannelCConfig, orderId: string, createdAt: Date | undefined): Promise<Fields | null> {
@@ -41,6 +45,7 @@ export function createChannelCAdapter(deps: ChannelCDeps): ChannelAdapter<Channe
       txnType: '00',
       txnSubType: '00',
       bizType: '000000',
+      channelType: CHANNEL_INTERNET,
       orderId,
       txnTime: formatTxnTime(createdAt),
     });
@@ -79,6 +84,7 @@ export function createChannelCAdapter(deps: ChannelCDeps): ChannelAdapter<Channe
      */
     async createPayment(config, order: OrderForChannel) {
       assertCny(order.currency);
+      assertOrderId(order.orderNo);
       const fields = signedRequest(config, {
         txnType: TXN_CONSUME,
         txnSubType: '01',
@@ -104,6 +110,7 @@ export function createChannelCAdapter(deps: ChannelCDeps): ChannelAdapter<Channe
 
     async createRefund(config, refund: RefundForChannel) {
       assertCny(refund.currency);
+      assertOrderId(refund.refundNo);
       if (!refund.channelTradeNo) throw new Error('channel_c refunds need the payment queryId (channelTradeNo)');
       const answer = await callGateway(gateway, config, 'back', {
         txnType: TXN_REFUND,
