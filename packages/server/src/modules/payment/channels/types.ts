@@ -60,6 +60,11 @@ export type OrderForChannel = {
   subject: string;
   expiresAt: Date;
   notifyUrl: string;
+  /**
+   * When the order was created. channel_c identifies a transaction by orderId AND the time it was
+   * sent (txnTime, to the second), so it sends this and needs the same value again to query.
+   */
+  createdAt?: Date;
 };
 
 export type RefundForChannel = {
@@ -71,6 +76,8 @@ export type RefundForChannel = {
   currency: string;
   reason: string | null;
   notifyUrl: string;
+  /** When the refund was created (see OrderForChannel.createdAt). */
+  createdAt?: Date;
 };
 
 /**
@@ -87,10 +94,14 @@ export interface ChannelAdapter<C> {
   /** The channel's own success and failure acknowledgements. */
   readonly ack: { success: ChannelAck; failure(message: string): ChannelAck };
   createPayment(config: C, order: OrderForChannel): Promise<PaymentStart>;
-  queryOrder(config: C, orderNo: string): Promise<ChannelNotice | null>;
+  /** `order.createdAt`: the creation time given to createPayment (channel_c needs it to query). */
+  queryOrder(config: C, orderNo: string, order?: { createdAt: Date }): Promise<ChannelNotice | null>;
   closeOrder(config: C, orderNo: string): Promise<void>;
   createRefund(config: C, refund: RefundForChannel): Promise<ChannelNotice>;
-  queryRefund(config: C, refund: { orderNo: string; refundNo: string }): Promise<ChannelNotice | null>;
+  queryRefund(
+    config: C,
+    refund: { orderNo: string; refundNo: string; createdAt?: Date },
+  ): Promise<ChannelNotice | null>;
 }
 
 /** The channel could not be reached, or answered something that cannot be trusted or read. */
