@@ -95,11 +95,11 @@ export interface ChannelAdapter<C> {
 
 /** The channel could not be reached, or answered something that cannot be trusted or read. */
 export class ChannelCallError extends Error {
-  constructor(
-    message: string,
-    readonly detail: { status?: number; code?: string } = {},
-  ) {
+  readonly detail: { status?: number; code?: string };
+
+  constructor(message: string, detail: { status?: number; code?: string } = {}) {
     super(message);
     this.name = 'ChannelCallError';
+    this.detail = detail;
   }
 }
