@@ -97,7 +97,7 @@ describe('channel_a callback verification', () => {
     });
   });
 
-  it("refuses a channel signature probe (a 'WECHATPAY/SIGNTEST/' signature)", async () => {
+  it('refuses a signature header that is not a bare base64 signature (a prefixed probe)', async () => {
     const cb = h.sim.paymentCallback(paidNo);
     const headers = { ...cb.headers, 'wechatpay-signature': `WECHATPAY/SIGNTEST/${cb.headers['wechatpay-signature']}` };
     expect((await h.adapter.verifyCallback(h.sim.config(), { ...cb, headers }, h.clock())).valid).toBe(false);
@@ -200,6 +200,9 @@ describe('channel_a callback verification', () => {
       contentType: 'application/json; charset=utf-8',
       body: '{"code":"FAIL","message":"失败"}',
     });
+    // the channel takes 1 to 64 characters
+    expect(JSON.parse(h.adapter.ack.failure('x'.repeat(100)).body).message).toHaveLength(64);
+    expect(JSON.parse(h.adapter.ack.failure('').body).message).toBe('失败');
   });
 });
 

@@ -7,16 +7,17 @@ import { verifyChannelACallback } from './notify.ts';
 import { createPlatformKeys } from './platform-keys.ts';
 
 /**
- * channel_a's acknowledgements. Success is 204 without a body: the channel accepts 200 or 204
- * and needs no body, and 204 says exactly that. Failure is a 500 (the channel resends on any
- * non-2xx; 5xx says the fault is ours) with the body its documentation shows.
+ * channel_a's acknowledgements (https://pay.weixin.qq.com/wiki/doc/apiv3/apis/chapter3_3_5.shtml,
+ * 通知应答). Success is 204 without a body: the channel accepts 200 or 204 and wants no body, and
+ * 204 says exactly that. Failure is a 500 (the channel resends on any 4xx/5xx; 5xx says the fault
+ * is ours) with `{"code":"FAIL","message":…}`, the message 1 to 64 characters.
  */
 export const CHANNEL_A_ACK: ChannelAdapter<ChannelAConfig>['ack'] = {
   success: { status: 204, contentType: null, body: '' },
   failure: (message: string): ChannelAck => ({
     status: 500,
     contentType: 'application/json; charset=utf-8',
-    body: JSON.stringify({ code: 'FAIL', message }),
+    body: JSON.stringify({ code: 'FAIL', message: message.slice(0, 64) || '失败' }),
   }),
 };
 

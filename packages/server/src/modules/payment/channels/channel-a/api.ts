@@ -21,7 +21,7 @@ type Deps = {
  * channel_a's merchant APIs used by the adapter. Every answer's signature is checked before it is
  * read: an unsigned or wrongly signed answer is a ChannelCallError, never a result. A 404 of a
  * query (the channel does not know the number) is `null`.
- * https://pay.weixin.qq.com/doc/v3/merchant/4012791877 (Native prepay) and the pages it links
+ * (the channel's v3 documentation, Native payment: prepay, query, close, refund, refund query).
  */
 export function createChannelAApi(deps: Deps) {
   /** 2xx → the parsed body ({} for 204); 404 → null; anything else → ChannelCallError. */

@@ -2,8 +2,7 @@ import type { InboundCallback, VerifyResult } from '../types.ts';
 import { decryptResource, type EncryptedResource } from './aead.ts';
 import { apiV3KeyBytes, type ChannelAConfig } from './config.ts';
 import { refundNotice, transactionNotice } from './notice.ts';
-import type { PlatformKey, SignatureHeaders } from './platform-keys.ts';
-import { signatureHeaders, signatureProblem } from './platform-keys.ts';
+import { type PlatformKey, type SignatureHeaders, signatureHeaders, signatureProblem } from './platform-keys.ts';
 
 /** The callback envelope; `resource` holds the encrypted transaction or refund. */
 type Envelope = { id?: string; event_type?: string; resource_type?: string; resource?: EncryptedResource };
@@ -13,7 +12,7 @@ type KeyLookup = (config: ChannelAConfig, serial: string | undefined) => Promise
 /**
  * A channel_a callback: signature (key chosen by `Wechatpay-Serial`) and replay window over the
  * raw body, then the AEAD resource, then the notice, checked to be for this merchant.
- * https://pay.weixin.qq.com/doc/v3/merchant/4012791861 (payment) and 4012791865 (refund)
+ * Native payment notice: https://pay.weixin.qq.com/wiki/doc/apiv3/apis/chapter3_3_5.shtml
  */
 export async function verifyChannelACallback(
   keyFor: KeyLookup,

@@ -4,7 +4,7 @@ import type { ChannelAConfig } from './config.ts';
 /**
  * WeChat Pay API v3 signatures: SHA256withRSA over lines each ended by "\n" — a request is
  * `METHOD\nURI\nTIMESTAMP\nNONCE\nBODY\n`, a response or callback `TIMESTAMP\nNONCE\nBODY\n`.
- * https://pay.weixin.qq.com/doc/v3/merchant/4012365336 (signature) and 4012365342 (verification)
+ * (the channel's v3 documentation, "签名生成" and "签名验证").
  */
 export function signedMessage(...lines: string[]): string {
   return `${lines.join('\n')}\n`;
