@@ -37,6 +37,18 @@ describe('channel_a platform certificates', () => {
     expect(h.downloads()).toBe(before + 1);
   });
 
+  it('refuses a callback signed with a platform certificate past its notAfter', async () => {
+    h = await channelAHarness();
+    await paidOrder('C7');
+    h.advance(61_000);
+    const now = h.clock().getTime();
+    h.sim.rotate({ notBefore: new Date(now - 400 * 86_400_000), notAfter: new Date(now - 1000) });
+    expect(await h.adapter.verifyCallback(h.sim.config(), h.sim.paymentCallback('C7'), h.clock())).toEqual({
+      valid: false,
+      reason: expect.stringContaining('platform certificate expired'),
+    });
+  });
+
   it('refreshes at most once a minute per merchant under a flood of bogus serials', async () => {
     h = await channelAHarness();
     await paidOrder('C3');

@@ -96,10 +96,10 @@ export async function startChannelASimulator(opts: { merchantKeyFormat?: 'pkcs8'
   const refunds = new Map<string, Refund>();
   const requests: { method: string; path: string; body: string; authorization: string }[] = [];
 
-  function issueCertificate(): PlatformCertificate {
+  function issueCertificate(validity?: { notBefore: Date; notAfter: Date }): PlatformCertificate {
     const pair = rsaPair();
-    const notBefore = new Date(now().getTime() - DAY);
-    const notAfter = new Date(now().getTime() + 5 * 365 * DAY);
+    const notBefore = validity?.notBefore ?? new Date(now().getTime() - DAY);
+    const notAfter = validity?.notAfter ?? new Date(now().getTime() + 5 * 365 * DAY);
     const serial = serialNumber();
     const pem = selfSignedCertificate({
       serialHex: serial,
@@ -353,9 +353,9 @@ export async function startChannelASimulator(opts: { merchantKeyFormat?: 'pkcs8'
       const newest = certificates[certificates.length - 1] as PlatformCertificate;
       signer = mode === 'publicKey' ? { serial: publicKeyId, privateKey: platformPublic.privateKey } : newest;
     },
-    /** Certificate rotation: a new certificate is published and signs from now on. */
-    rotate(): string {
-      signer = issueCertificate();
+    /** Certificate rotation: a new certificate is published and signs from now on (`validity` to issue an expired one). */
+    rotate(validity?: { notBefore: Date; notAfter: Date }): string {
+      signer = issueCertificate(validity);
       return signer.serial;
     },
     fail(next: Fault) {

@@ -94,10 +94,11 @@ export function createPlatformKeys(deps: { egress: Egress; clock: () => Date; ca
         JSON.parse(answer.body) as { data: { serial_no: string; encrypt_certificate: EncryptedResource }[] }
       ).data;
       const key = apiV3KeyBytes(config);
-      certificates = data.map((entry) => ({
-        serialNo: entry.serial_no.toUpperCase(),
-        pem: decryptResource(entry.encrypt_certificate, key),
-      }));
+      certificates = data.map((entry) => {
+        const pem = decryptResource(entry.encrypt_certificate, key);
+        parsedKey(pem, 'certificate'); // a certificate that does not parse is refused here, not at the next callback
+        return { serialNo: entry.serial_no.toUpperCase(), pem };
+      });
     } catch (err) {
       throw new ChannelCallError(`channel_a certificate download unreadable: ${(err as Error).message}`);
     }
@@ -138,7 +139,11 @@ function publicKeyMode(config: ChannelAConfig, serial: string): PlatformKey {
   if (!config.platformPublicKeyId || !config.platformPublicKey)
     return { problem: 'platform public-key mode not configured' };
   if (config.platformPublicKeyId !== serial) return { problem: `unknown platform public key id ${serial}` };
-  return { key: parsedKey(config.platformPublicKey, 'public-key').key };
+  try {
+    return { key: parsedKey(config.platformPublicKey, 'public-key').key };
+  } catch {
+    return { problem: 'configured platform public key is not a PEM public key' };
+  }
 }
 
 function certificateKey(certificate: StoredCertificate | undefined, now: Date): PlatformKey {
