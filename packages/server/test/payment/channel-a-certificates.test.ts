@@ -23,6 +23,22 @@ describe('channel_a platform certificates', () => {
     expect(h.downloads()).toBe(1);
   });
 
+  it('a burst of callbacks on an empty cache shares one download and all verify', async () => {
+    h = await channelAHarness();
+    const cb = h.sim.callback('TRANSACTION.SUCCESS', 'transaction', {
+      mchid: h.sim.mchId,
+      out_trade_no: 'C0',
+      transaction_id: '4200000000000000000000000000',
+      trade_state: 'SUCCESS',
+      amount: { total: 1, currency: 'CNY' },
+    });
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => h.adapter.verifyCallback(h.sim.config(), cb, h.clock())),
+    );
+    expect(results.every((r) => r.valid)).toBe(true);
+    expect(h.downloads()).toBe(1);
+  });
+
   it('verifies a callback signed with a rotated certificate after one automatic refresh', async () => {
     h = await channelAHarness();
     await paidOrder('C2');

@@ -70,12 +70,26 @@ export function createPlatformKeys(deps: { egress: Egress; clock: () => Date; ca
     return raw ? (JSON.parse(raw) as StoredCertificate[]) : null;
   }
 
-  async function refresh(config: ChannelAConfig): Promise<StoredCertificate[] | null> {
-    const { count } = await deps.cache.incr(`${cacheKey(config)}:refresh`, REFRESH_INTERVAL_SECONDS);
-    if (count > 1) return null;
-    const certificates = await download(config);
-    await deps.cache.set(cacheKey(config), JSON.stringify(certificates), CERTIFICATE_TTL_SECONDS);
-    return certificates;
+  /**
+   * Callers in this process share one download in flight (a burst of callbacks after a start or
+   * a rotation all wait for it rather than find the throttle taken); the throttle in the cache
+   * bounds the downloads of all instances together.
+   */
+  const inFlight = new Map<string, Promise<StoredCertificate[] | null>>();
+  function refresh(config: ChannelAConfig): Promise<StoredCertificate[] | null> {
+    const key = cacheKey(config);
+    let pending = inFlight.get(key);
+    if (!pending) {
+      pending = (async () => {
+        const { count } = await deps.cache.incr(`${key}:refresh`, REFRESH_INTERVAL_SECONDS);
+        if (count > 1) return null;
+        const certificates = await download(config);
+        await deps.cache.set(key, JSON.stringify(certificates), CERTIFICATE_TTL_SECONDS);
+        return certificates;
+      })().finally(() => inFlight.delete(key));
+      inFlight.set(key, pending);
+    }
+    return pending;
   }
 
   /**
