@@ -54,7 +54,9 @@ export function transactionNotice(raw: Record<string, unknown>): ChannelNotice {
     orderNo: requiredText(t.out_trade_no, 'out_trade_no'),
     refundNo: null,
     channelTradeNo: t.transaction_id ?? null,
-    amount: fen(t.amount?.total, 'amount.total'),
+    // A success must state its amount (the module compares it with the order's); an unpaid order's
+    // query answer may lack it, and must still be usable to close the order.
+    amount: outcome === 'succeeded' || t.amount?.total !== undefined ? fen(t.amount?.total, 'amount.total') : 0,
     currency: t.amount?.currency ?? 'CNY',
     outcome,
     occurredAt: time(t.success_time),
