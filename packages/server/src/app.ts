@@ -19,6 +19,7 @@ import {
   openPlatformEvents,
 } from './modules/open-platform/index.ts';
 import { createOpsModule, opsEvents } from './modules/ops/index.ts';
+import { createPaymentModule, paymentEvents } from './modules/payment/index.ts';
 import { createSchedulerModule, schedulerEvents } from './modules/scheduler/index.ts';
 import { createSystemModule } from './modules/system/index.ts';
 import { createTasksModule, tasksEvents } from './modules/tasks/index.ts';
@@ -50,6 +51,7 @@ export const moduleEvents: readonly ModuleEvents[] = [
   schedulerEvents,
   tasksEvents,
   messagingEvents,
+  paymentEvents,
   openPlatformEvents,
   monitorEvents,
   driveEvents,
@@ -146,6 +148,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     events,
   );
+  // payment events reach open-platform webhooks in the transaction of their status move
+  const payment = createPaymentModule(ctx, { emitWebhookWithin: () => openPlatform.webhooks.emitWithin });
   const openPlatform = createOpenPlatformModule(
     ctx,
     { user: identity.oauthSubject, notifyWithin: messaging.notifyWithin },
@@ -184,6 +188,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await tasks.register(app);
   await drive.register(app);
   await messaging.register(app);
+  await payment.register(app);
   await openPlatform.register(app);
   await monitor.register(app);
   ctx.realtime.register(app, identity.resolveAuth);

@@ -57,6 +57,7 @@ describe('seed', () => {
       'Messaging',
       'Monitor',
       'Drive',
+      'Payment',
       'Open Platform',
       'Platform',
     ]);

@@ -137,7 +137,27 @@ beforeAll(async () => {
   const sessions = await call(t.app, 'GET', '/api/online-sessions', { token: b.adminToken });
   idsOfB.set('/api/online-sessions', sessions.json().data.list[0].id);
   await driveRowsOfB();
+  await paymentRowsOfB();
 });
+
+/** B's payments: a sandbox configuration, a paid order with a partial refund, and their outbox events. */
+async function paymentRowsOfB() {
+  idsOfB.set(
+    '/api/payment/channel-configs',
+    await createInB('/api/payment/channel-configs', { channel: 'sandbox', name: 'B sandbox' }),
+  );
+  const order = await createInB('/api/payment/orders', {
+    orderNo: 'B-1',
+    amount: 1000,
+    channel: 'sandbox',
+    subject: 'B',
+  });
+  idsOfB.set('/api/payment/orders', order);
+  await call(t.app, 'POST', `/api/payment/orders/${order}/sandbox/pay`, { token: b.adminToken });
+  idsOfB.set('/api/payment/refunds', await createInB(`/api/payment/orders/${order}/refunds`, { amount: 100 }));
+  const events = await call(t.app, 'GET', '/api/payment/ops/events', { token: b.adminToken });
+  idsOfB.set('/api/payment/ops/events', events.json().data.list[0].id);
+}
 
 /** B's drive: a team space with a member, a folder holding a file with a grant, a hold, an access request and a share link, an upload session. */
 async function driveRowsOfB() {

@@ -166,6 +166,23 @@ export const MENU_TREE: SeedNode[] = [
     ],
   },
   {
+    name: 'Payment',
+    type: 'directory',
+    path: '/payment',
+    icon: 'pay-circle',
+    children: [
+      page('Channel configurations', '/payment/channel-configs', 'setting', 'payment:config:view', [
+        button('Edit', 'payment:config:edit'),
+      ]),
+      page('Orders', '/payment/orders', 'shopping', 'payment:order:view', [
+        button('Create', 'payment:order:create'),
+        button('Query channel', 'payment:order:query'),
+        button('Refund', 'payment:refund:create'),
+      ]),
+      page('Payment events', '/payment/events', 'retweet', 'payment:ops:manage'),
+    ],
+  },
+  {
     name: 'Open Platform',
     type: 'directory',
     path: '/open-platform',

@@ -62,6 +62,10 @@ export const TAGS: { name: string; description: string }[] = [
   { name: 'Monitor', description: 'Health, server monitor, licence' },
   { name: 'CronJobs', description: 'Cron jobs bound to registered handlers, run log (platform scope)' },
   {
+    name: 'Payment',
+    description: 'Payment channel configurations, orders, refunds, the sandbox channel, event outbox',
+  },
+  {
     name: 'OAuth2',
     description: 'OAuth 2.1 authorization server: authorize, token, revoke, introspect, UserInfo, discovery',
   },

@@ -1,0 +1,70 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../platform/context.ts';
+import { createAdapterRegistry } from './adapters.ts';
+import { createSandboxAdapter } from './channels/sandbox/adapter.ts';
+import { createChannelConfigService } from './configs/configs-service.ts';
+import { channelConfigRoutes } from './configs/routes.ts';
+import { paymentJobs } from './jobs.ts';
+import { createApplyService, type EmitWithin } from './orders/apply-service.ts';
+import { createOrdersService } from './orders/orders-service.ts';
+import { createRefundsService } from './orders/refunds-service.ts';
+import { orderRoutes } from './orders/routes.ts';
+import { createSandboxLookup } from './orders/sandbox-lookup.ts';
+import { createOutboxService } from './outbox/outbox-service.ts';
+import { outboxRoutes } from './outbox/routes.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    payment: PaymentModule;
+  }
+}
+
+export { paymentEvents } from './events.ts';
+export type { ApplyResult } from './orders/apply-service.ts';
+export type { PaymentEvent, PaymentEventHandler } from './outbox/outbox-service.ts';
+
+/**
+ * Payments, part 1 (issue 16; spec §2.4, §3.1, §4.5, §6.1): channel configurations, orders and
+ * refunds, the sandbox channel, one applyNotice path for every channel answer, and the event
+ * outbox. Areas: `configs/`, `orders/`, `outbox/`, `channels/` (adapters).
+ */
+export function createPaymentModule(
+  ctx: AppContext,
+  deps: {
+    /** open-platform's webhook emission inside a transaction; bound late (open-platform mounts after payment) */
+    emitWebhookWithin?: () => EmitWithin | null;
+  } = {},
+) {
+  const { db, clock } = ctx;
+  const configs = createChannelConfigService(ctx);
+  const outbox = createOutboxService({ db, clock, log: ctx.log });
+  const apply = createApplyService({ db, clock, outbox, emitWithin: deps.emitWebhookWithin });
+  const adapters = createAdapterRegistry();
+  adapters.add(createSandboxAdapter(createSandboxLookup(db), clock), (c) => ({ tenantId: c.tenantId }));
+  const orderDeps = { db, clock, configs, adapters, apply };
+  const orders = createOrdersService(orderDeps);
+  const refunds = createRefundsService(orderDeps);
+  ctx.jobs.register(paymentJobs, () => ({ dispatchPaymentEvents: outbox.dispatchDue }));
+
+  const mod = {
+    /** in-process subscribers of payment events (idempotent on eventId) */
+    subscribe: outbox.subscribe,
+    /** the one path a channel's answer takes (callbacks, queries, the sandbox) */
+    applyNotice: apply.applyNotice,
+    /** the minute sweep, also callable directly (tests, operators) */
+    dispatchPaymentEvents: outbox.dispatchDue,
+    /** channel adapters register here as they land */
+    adapters,
+    async register(app: FastifyInstance) {
+      app.decorate('payment', mod);
+      await app.register(async (scope) => {
+        channelConfigRoutes(scope, configs);
+        orderRoutes(scope, orders, refunds);
+        outboxRoutes(scope, outbox);
+      });
+    },
+  };
+  return mod;
+}
+
+export type PaymentModule = ReturnType<typeof createPaymentModule>;

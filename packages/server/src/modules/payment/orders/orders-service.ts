@@ -1,0 +1,207 @@
+import { type Scope, userOf } from '../../../platform/auth/principal.ts';
+import type { Db } from '../../../platform/db/client.ts';
+import type { PageRequest } from '../../../platform/db/scoped.ts';
+import { AppError } from '../../../platform/http/errors.ts';
+import type { AdapterRegistry } from '../adapters.ts';
+import { sandboxPaidNotice } from '../channels/sandbox/adapter.ts';
+import type { ChannelCode, ChannelNotice } from '../channels/types.ts';
+import type { ChannelConfigService } from '../configs/configs-service.ts';
+import type { ChannelConfigRow } from '../configs/repository.ts';
+import { paymentErrors } from '../errors.ts';
+import type { OrderStatus } from '../tables.ts';
+import type { ApplyService } from './apply-service.ts';
+import {
+  findOrder,
+  findOrderByNo,
+  insertOrderOnce,
+  moveOrder,
+  type OrderRow,
+  pageOrders,
+  setPaymentStart,
+} from './repository.ts';
+import { toOrderView } from './views.ts';
+
+export type OrderCreateInput = {
+  orderNo: string;
+  amount: number;
+  currency?: string;
+  channel: ChannelCode;
+  configId?: number;
+  subject: string;
+  expiresInMinutes?: number;
+};
+
+const DEFAULT_EXPIRY_MINUTES = 30;
+
+export type OrdersDeps = {
+  db: Db;
+  clock: () => Date;
+  configs: ChannelConfigService;
+  adapters: AdapterRegistry;
+  apply: ApplyService;
+};
+
+/** The adapter of a channel with one configuration, ready to call. */
+export function channelOf(deps: Pick<OrdersDeps, 'configs' | 'adapters'>, config: ChannelConfigRow) {
+  const entry = deps.adapters.get(config.channel);
+  if (!entry) throw paymentErrors.channelUnavailable(config.channel);
+  const adapterConfig = entry.toConfig({
+    configId: config.id,
+    tenantId: config.tenantId,
+    fields: config.fields,
+    secrets: deps.configs.openSecrets(config),
+    notifyUrl: deps.configs.effectiveNotifyUrl(config) ?? '',
+  });
+  return { adapter: entry.adapter, config: adapterConfig, notifyUrl: deps.configs.effectiveNotifyUrl(config) ?? '' };
+}
+
+export const channelCallFailed = (err: unknown) =>
+  new AppError(502, 'payment.channel_call_failed', 'The channel could not be reached or answered something unusable', {
+    internal: err instanceof Error ? err : String(err),
+  });
+
+/**
+ * The contract's ChannelCallError, recognised by name: channels/types.ts declares it with a
+ * parameter property, which Node's type stripping cannot load, so it is imported as a type only.
+ */
+const isChannelCallError = (err: unknown) => err instanceof Error && err.name === 'ChannelCallError';
+
+export function tenantOf(scope: Scope): { tenantId: number } {
+  if (scope.tenantId === null) throw new AppError(403, 'payment.tenant_only', 'Payments belong to a tenant');
+  return { tenantId: scope.tenantId };
+}
+
+/**
+ * Orders (issue 16 item 2): created idempotently on the tenant's order number, started at the
+ * channel after the row exists (so a crash leaves a `paying` order the query job settles), and
+ * moved only through applyNotice.
+ */
+export function createOrdersService(deps: OrdersDeps) {
+  const { db, clock, configs } = deps;
+
+  const sameOrder = (row: OrderRow, input: OrderCreateInput, configId: number) =>
+    row.amount === input.amount &&
+    row.currency === (input.currency ?? 'CNY') &&
+    row.channel === input.channel &&
+    row.subject === input.subject &&
+    row.configId === configId;
+
+  async function startAtChannel(scope: { tenantId: number }, order: OrderRow, config: ChannelConfigRow) {
+    const { adapter, config: c, notifyUrl } = channelOf(deps, config);
+    try {
+      const start = await adapter.createPayment(c, {
+        orderNo: order.orderNo,
+        amount: order.amount,
+        currency: order.currency,
+        subject: order.subject,
+        expiresAt: order.expiresAt,
+        notifyUrl,
+      });
+      return (
+        (await setPaymentStart(
+          db,
+          scope,
+          order.id,
+          { payPayload: start.payload, channelTradeNo: start.channelTradeNo },
+          clock(),
+        )) ?? order
+      );
+    } catch (err) {
+      if (isChannelCallError(err)) {
+        // the channel may or may not hold the order: unknown until a query says
+        return (await moveOrder(db, scope, order.id, ['paying'], { status: 'unknown' }, clock())) ?? order;
+      }
+      const failed: ChannelNotice = {
+        scene: 'payment',
+        orderNo: order.orderNo,
+        refundNo: null,
+        channelTradeNo: null,
+        amount: order.amount,
+        currency: order.currency,
+        outcome: 'failed',
+        occurredAt: clock(),
+        merchantId: null,
+        payload: { error: err instanceof Error ? err.message : String(err) },
+      };
+      await deps.apply.applyNotice(scope, failed);
+      return (await findOrder(db, scope, order.id)) ?? order;
+    }
+  }
+
+  return {
+    async create(scope: Scope, input: OrderCreateInput) {
+      const tenant = tenantOf(scope);
+      const config = await configs.forOrder(scope, input.channel, input.configId);
+      if (!deps.adapters.get(input.channel)) throw paymentErrors.channelUnavailable(input.channel);
+      const now = clock();
+      const inserted = await insertOrderOnce(db, tenant, {
+        orderNo: input.orderNo,
+        amount: input.amount,
+        currency: input.currency ?? 'CNY',
+        channel: input.channel,
+        configId: config.id,
+        subject: input.subject,
+        status: 'paying',
+        expiresAt: new Date(now.getTime() + (input.expiresInMinutes ?? DEFAULT_EXPIRY_MINUTES) * 60_000),
+        createdBy: userOf(scope)?.userId ?? null,
+        createdAt: now,
+        updatedAt: now,
+      });
+      if (!inserted) {
+        // the same order number again: the same body answers the same order, another body is a conflict
+        const existing = await findOrderByNo(db, tenant, input.orderNo);
+        if (!existing || !sameOrder(existing, input, config.id)) throw paymentErrors.orderNoConflict();
+        return toOrderView(existing);
+      }
+      return toOrderView(await startAtChannel(tenant, inserted, config));
+    },
+
+    async list(scope: Scope, q: PageRequest & { status?: OrderStatus; channel?: ChannelCode; orderNo?: string }) {
+      const page = await pageOrders(db, scope, q);
+      return { ...page, list: page.list.map(toOrderView) };
+    },
+
+    get: async (scope: Scope, id: number) => toOrderView(await findOwn(scope, id)),
+
+    /** The sandbox payer pays: the sandbox's notice through applyNotice, as a callback would. */
+    async sandboxPay(scope: Scope, id: number) {
+      const tenant = tenantOf(scope);
+      const order = await findOwn(scope, id);
+      if (order.channel !== 'sandbox') throw paymentErrors.notSandbox();
+      if (order.status !== 'paying' && order.status !== 'unknown' && order.status !== 'succeeded')
+        throw paymentErrors.orderNotPaying(order.status);
+      const result = await deps.apply.applyNotice(tenant, sandboxPaidNotice(order, clock()));
+      return { order: toOrderView(await findOwn(scope, id)), result };
+    },
+
+    /** POST /orders/{id}/query: the channel's answer applied by the callback's path. */
+    async query(scope: Scope, id: number) {
+      const tenant = tenantOf(scope);
+      const order = await findOwn(scope, id);
+      const { adapter, config } = channelOf(deps, await configs.byId(scope, order.configId));
+      let notice: ChannelNotice | null;
+      try {
+        notice = await adapter.queryOrder(config, order.orderNo);
+      } catch (err) {
+        throw channelCallFailed(err);
+      }
+      const result = notice
+        ? await deps.apply.applyNotice(tenant, notice)
+        : {
+            outcome: 'not_found' as const,
+            status: order.status,
+            eventId: null,
+            message: 'the channel does not know the order',
+          };
+      return { order: toOrderView(await findOwn(scope, id)), result };
+    },
+  };
+
+  async function findOwn(scope: Scope, id: number): Promise<OrderRow> {
+    const row = await findOrder(db, scope, id);
+    if (!row) throw paymentErrors.orderNotFound();
+    return row;
+  }
+}
+
+export type OrdersService = ReturnType<typeof createOrdersService>;

@@ -1,0 +1,149 @@
+import type { FastifyInstance } from 'fastify';
+import { route } from '../../../platform/http/route.ts';
+import { IdParams, PageOf } from '../../../platform/http/schemas.ts';
+import type { OrdersService } from './orders-service.ts';
+import type { RefundsService } from './refunds-service.ts';
+import {
+  Order,
+  OrderApplied,
+  OrderCreate,
+  OrderQuery,
+  Refund,
+  RefundApplied,
+  RefundCreate,
+  RefundQuery,
+} from './schemas.ts';
+
+const tags = ['Payment'];
+const feature = 'payment';
+
+/** Orders and refunds of the caller's tenant (issue 16 item 2). */
+export function orderRoutes(app: FastifyInstance, orders: OrdersService, refunds: RefundsService) {
+  route(app, {
+    method: 'GET',
+    url: '/api/payment/orders',
+    operation: 'payment.order.list',
+    auth: 'user',
+    feature,
+    permission: 'payment:order:view',
+    schema: { tags, summary: 'List payment orders (newest first)', querystring: OrderQuery, response: PageOf(Order) },
+    handler: async (req) => orders.list(req.scope, req.query),
+  });
+
+  route(app, {
+    method: 'GET',
+    url: '/api/payment/orders/:id',
+    operation: 'payment.order.get',
+    auth: 'user',
+    feature,
+    permission: 'payment:order:view',
+    schema: { tags, summary: 'Get a payment order', params: IdParams, response: Order },
+    handler: async (req) => orders.get(req.scope, req.params.id),
+  });
+
+  route(app, {
+    method: 'POST',
+    url: '/api/payment/orders',
+    operation: 'payment.order.create',
+    auth: 'user',
+    feature,
+    permission: 'payment:order:create',
+    status: 201,
+    schema: {
+      tags,
+      summary:
+        'Create a payment order at its channel (idempotent on orderNo: same body, same order; another body, 409)',
+      body: OrderCreate,
+      response: Order,
+    },
+    handler: async (req) => orders.create(req.scope, req.body),
+  });
+
+  route(app, {
+    method: 'POST',
+    url: '/api/payment/orders/:id/sandbox/pay',
+    operation: 'payment.order.sandbox_pay',
+    auth: 'user',
+    feature,
+    permission: 'payment:order:create',
+    schema: {
+      tags,
+      summary: 'Pay a sandbox order locally (applied by the same path as a verified channel callback)',
+      params: IdParams,
+      response: OrderApplied,
+    },
+    handler: async (req) => orders.sandboxPay(req.scope, req.params.id),
+  });
+
+  route(app, {
+    method: 'POST',
+    url: '/api/payment/orders/:id/query',
+    operation: 'payment.order.query',
+    auth: 'user',
+    feature,
+    permission: 'payment:order:query',
+    schema: {
+      tags,
+      summary: 'Query the order at its channel and apply the answer as a callback would',
+      params: IdParams,
+      response: OrderApplied,
+    },
+    handler: async (req) => orders.query(req.scope, req.params.id),
+  });
+
+  route(app, {
+    method: 'POST',
+    url: '/api/payment/orders/:id/refunds',
+    operation: 'payment.refund.create',
+    auth: 'user',
+    feature,
+    permission: 'payment:refund:create',
+    status: 201,
+    schema: {
+      tags,
+      summary: 'Refund part or all of a succeeded order (never more than is still refundable)',
+      params: IdParams,
+      body: RefundCreate,
+      response: Refund,
+    },
+    handler: async (req) => refunds.create(req.scope, req.params.id, req.body),
+  });
+
+  route(app, {
+    method: 'GET',
+    url: '/api/payment/refunds',
+    operation: 'payment.refund.list',
+    auth: 'user',
+    feature,
+    permission: 'payment:order:view',
+    schema: { tags, summary: 'List refunds (newest first)', querystring: RefundQuery, response: PageOf(Refund) },
+    handler: async (req) => refunds.list(req.scope, req.query),
+  });
+
+  route(app, {
+    method: 'GET',
+    url: '/api/payment/refunds/:id',
+    operation: 'payment.refund.get',
+    auth: 'user',
+    feature,
+    permission: 'payment:order:view',
+    schema: { tags, summary: 'Get a refund', params: IdParams, response: Refund },
+    handler: async (req) => refunds.get(req.scope, req.params.id),
+  });
+
+  route(app, {
+    method: 'POST',
+    url: '/api/payment/refunds/:id/query',
+    operation: 'payment.refund.query',
+    auth: 'user',
+    feature,
+    permission: 'payment:order:query',
+    schema: {
+      tags,
+      summary: 'Query the refund at its channel and apply the answer as a callback would',
+      params: IdParams,
+      response: RefundApplied,
+    },
+    handler: async (req) => refunds.query(req.scope, req.params.id),
+  });
+}
