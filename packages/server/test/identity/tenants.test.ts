@@ -133,6 +133,7 @@ describe('POST /api/tenants', () => {
       'Messaging',
       'Monitor',
       'Drive',
+      'Payment',
       'Open Platform',
       'Profile',
       'Notification center',
