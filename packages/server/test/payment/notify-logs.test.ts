@@ -90,4 +90,17 @@ describe('callback log routes', () => {
     const unsigned = await call(t.app, 'GET', '/api/payment/notify-logs');
     expect(unsigned.statusCode).toBe(401);
   });
+
+  it('the daily sweep deletes rows past the 90-day retention only', async () => {
+    const old = new Date(Date.now() - 91 * 86_400_000);
+    const [row] = await t.database.db
+      .insert(paymentNotifyLogs)
+      .values({ channel: 'channel_c', rawBody: 'old', headers: {}, signatureValid: false, result: 'x', createdAt: old })
+      .returning();
+    const before = (await t.database.db.select().from(paymentNotifyLogs)).length;
+    expect(await t.app.payment.purgeNotifyLogs()).toEqual({ deleted: 1 });
+    const after = await t.database.db.select().from(paymentNotifyLogs);
+    expect(after).toHaveLength(before - 1);
+    expect(after.some((r) => r.id === row?.id)).toBe(false);
+  });
 });

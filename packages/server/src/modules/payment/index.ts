@@ -49,7 +49,10 @@ export function createPaymentModule(
   const orders = createOrdersService(orderDeps);
   const refunds = createRefundsService(orderDeps);
   const notify = createNotifyService({ db, clock, configs, adapters, apply, log: ctx.log });
-  ctx.jobs.register(paymentJobs, () => ({ dispatchPaymentEvents: outbox.dispatchDue }));
+  ctx.jobs.register(paymentJobs, () => ({
+    dispatchPaymentEvents: outbox.dispatchDue,
+    purgeNotifyLogs: notify.purgeExpired,
+  }));
 
   const mod = {
     /** in-process subscribers of payment events (idempotent on eventId) */
@@ -58,6 +61,8 @@ export function createPaymentModule(
     applyNotice: apply.applyNotice,
     /** the minute sweep, also callable directly (tests, operators) */
     dispatchPaymentEvents: outbox.dispatchDue,
+    /** the daily retention sweep of the callback log, also callable directly */
+    purgeNotifyLogs: notify.purgeExpired,
     /** the adapters of sandbox and channel_a/b/c (channel-wiring.ts) */
     adapters,
     async register(app: FastifyInstance) {

@@ -17,6 +17,7 @@ import {
   type NotifyLogInsert,
   type NotifyLogRow,
   pageNotifyLogs,
+  purgeNotifyLogs,
 } from './repository.ts';
 
 export type InboundNotify = {
@@ -29,6 +30,8 @@ export type InboundNotify = {
 export type NotifyResult = ApplyResult['outcome'] | 'invalid_signature' | 'error';
 
 const MAX_MESSAGE = 2000;
+/** How long callback rows are kept (docs/decisions/0021: a daily delete; 90 days). */
+export const NOTIFY_LOG_RETENTION_DAYS = 90;
 
 /**
  * Channel callbacks (issue 16 item 3, spec §3.2): verified against every enabled configuration
@@ -169,6 +172,12 @@ export function createNotifyService(deps: {
       const message = reasons.length ? reasons.join('; ') : `no enabled configuration of ${channel}`;
       await writeLog({ ...base, signatureValid: false, result: 'invalid_signature', message });
       return { ...adapter.ack.failure('signature verification failed'), status: 401 };
+    },
+
+    /** The daily retention sweep (payment.purgeNotifyLogs). */
+    async purgeExpired(): Promise<{ deleted: number }> {
+      const before = new Date(clock().getTime() - NOTIFY_LOG_RETENTION_DAYS * 86_400_000);
+      return { deleted: await purgeNotifyLogs(db, before) };
     },
 
     list: async (scope: Scope, q: PageRequest & NotifyLogFilter) => {

@@ -36,3 +36,9 @@ export function pageNotifyLogs(db: Db, scope: Pick<Scope, 'tenantId'>, q: PageRe
   ].filter((p): p is SQL => p !== undefined);
   return logs.page(db, scope, q, parts.length ? and(...parts) : undefined, sql`${l.id} desc`);
 }
+
+/** The retention sweep: callback rows received before `before`. */
+export async function purgeNotifyLogs(db: Db, before: Date): Promise<number> {
+  const rows = await db.delete(l).where(lt(l.createdAt, before)).returning({ id: l.id });
+  return rows.length;
+}
