@@ -238,7 +238,7 @@ describe('the route', () => {
     expect(res.statusCode).toBe(200);
     expect(res.body).toBe('fail');
     const log = (await lastLogs(t))[0];
-    expect(log).toMatchObject({ result: 'error', signatureValid: true });
+    expect(log).toMatchObject({ result: 'error', signatureValid: true, tenantId: t.demoTenantId });
     expect(await refundStatus(r.id)).toBe('unknown');
   });
 });

@@ -132,6 +132,8 @@ export function createNotifyService(deps: {
       };
       const reasons: string[] = [];
       let firstMiss: { row: ChannelConfigRow; notice: ChannelNotice; result: ApplyResult } | null = null;
+      // the configuration that verified, for the log of a processing error
+      let verified: ChannelConfigRow | null = null;
       try {
         const rows = ordered(await configs.activeAcrossTenants(channel), channel, input.rawBody);
         for (const row of rows) {
@@ -146,6 +148,7 @@ export function createNotifyService(deps: {
             reasons.push(`config ${row.id}: ${verdict.reason}`);
             continue;
           }
+          verified = row;
           const notice = await applicable(row, verdict.notice);
           const result = await apply.applyNotice({ tenantId: row.tenantId }, notice);
           // one merchant configured in two tenants: the order is in one of them
@@ -161,7 +164,14 @@ export function createNotifyService(deps: {
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         deps.log.error({ err, channel }, 'payment notify processing failed');
-        await writeLog({ ...base, signatureValid: true, result: 'error', message });
+        await writeLog({
+          ...base,
+          tenantId: verified?.tenantId ?? null,
+          configId: verified?.id ?? null,
+          signatureValid: verified !== null,
+          result: 'error',
+          message,
+        });
         return adapter.ack.failure(message);
       }
       if (firstMiss) {
