@@ -23,8 +23,8 @@ async function call(...args: Parameters<typeof rawCall>) {
 const channelA = (name: string) => ({
   channel: 'channel_a',
   name,
-  fields: { mchId: '1900000001', merchantSerialNo: 'ABC123' },
-  secrets: { privateKey: SECRET, apiV3Key: 'k'.repeat(32) },
+  fields: { mchId: '1900000001', appId: 'wx0000000000000001', merchantSerialNo: 'ABC123' },
+  secrets: { merchantPrivateKey: SECRET, apiV3Key: 'k'.repeat(32) },
 });
 
 beforeAll(async () => {
@@ -42,7 +42,7 @@ describe('payment channel configurations', () => {
     const cfg = created.json().data;
     expect(cfg).toMatchObject({ channel: 'channel_a', status: 'active', hasSecrets: true, notifyUrl: '' });
     expect(cfg.effectiveNotifyUrl).toBe('https://pay.example.com/api/public/payment/notify/channel_a');
-    expect(cfg.fields).toEqual({ mchId: '1900000001', merchantSerialNo: 'ABC123' });
+    expect(cfg.fields).toEqual({ mchId: '1900000001', appId: 'wx0000000000000001', merchantSerialNo: 'ABC123' });
     const row = await rowById(t, paymentChannelConfigs, cfg.id);
     expect(row?.secretsEncrypted).toBeTruthy();
     expect(row?.secretsEncrypted).not.toContain(SECRET);
@@ -91,7 +91,7 @@ describe('payment channel configurations', () => {
     expectError(unknown, 400, 'request.validation_failed', 'fields.colour');
     const missing = await call(t.app, 'POST', '/api/payment/channel-configs', {
       token,
-      body: { ...channelA('A bad'), secrets: { privateKey: SECRET } },
+      body: { ...channelA('A bad'), secrets: { merchantPrivateKey: SECRET } },
     });
     expectError(missing, 400, 'request.validation_failed', 'secrets.apiV3Key');
     const badChannel = await call(t.app, 'POST', '/api/payment/channel-configs', {

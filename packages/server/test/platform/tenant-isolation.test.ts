@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { driveAccessRequests } from '../../src/modules/drive/tables.ts';
+import { paymentNotifyLogs } from '../../src/modules/payment/tables.ts';
 import { file, folder } from '../drive/drive-fixtures.ts';
 import { managedFileRow } from '../files/files-helpers.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
@@ -157,6 +158,18 @@ async function paymentRowsOfB() {
   idsOfB.set('/api/payment/refunds', await createInB(`/api/payment/orders/${order}/refunds`, { amount: 100 }));
   const events = await call(t.app, 'GET', '/api/payment/ops/events', { token: b.adminToken });
   idsOfB.set('/api/payment/ops/events', events.json().data.list[0].id);
+  const [log] = await t.database.db
+    .insert(paymentNotifyLogs)
+    .values({
+      tenantId: b.tenantId,
+      channel: 'channel_b',
+      rawBody: 'a=1',
+      headers: {},
+      signatureValid: true,
+      result: 'applied',
+    })
+    .returning();
+  idsOfB.set('/api/payment/notify-logs', log?.id as number);
 }
 
 /** B's drive: a team space with a member, a folder holding a file with a grant, a hold, an access request and a share link, an upload session. */

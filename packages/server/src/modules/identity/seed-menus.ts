@@ -180,6 +180,7 @@ export const MENU_TREE: SeedNode[] = [
         button('Refund', 'payment:refund:create'),
       ]),
       page('Payment events', '/payment/events', 'retweet', 'payment:ops:manage'),
+      page('Callback logs', '/payment/notify-logs', 'file-search', 'payment:notify-log:view'),
     ],
   },
   {

@@ -30,6 +30,7 @@ export const paymentErrors = {
   orderNotFound: () => httpErrors.notFound('payment.order_not_found', 'Payment order'),
   refundNotFound: () => httpErrors.notFound('payment.refund_not_found', 'Refund'),
   eventNotFound: () => httpErrors.notFound('payment.event_not_found', 'Payment event'),
+  notifyLogNotFound: () => httpErrors.notFound('payment.notify_log_not_found', 'Callback log'),
   /** the same order number with a different body (idempotent create, issue 16 item 2) */
   orderNoConflict: () =>
     httpErrors.conflict(

@@ -1,10 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
 import { createAdapterRegistry } from './adapters.ts';
+import { registerChannelAdapters } from './channel-wiring.ts';
 import { createSandboxAdapter } from './channels/sandbox/adapter.ts';
 import { createChannelConfigService } from './configs/configs-service.ts';
 import { channelConfigRoutes } from './configs/routes.ts';
 import { paymentJobs } from './jobs.ts';
+import { createNotifyService } from './notify/notify-service.ts';
+import { notifyLogRoutes, notifyRoutes } from './notify/routes.ts';
 import { createApplyService, type EmitWithin } from './orders/apply-service.ts';
 import { createOrdersService } from './orders/orders-service.ts';
 import { createRefundsService } from './orders/refunds-service.ts';
@@ -41,10 +44,15 @@ export function createPaymentModule(
   const apply = createApplyService({ db, clock, outbox, emitWithin: deps.emitWebhookWithin });
   const adapters = createAdapterRegistry();
   adapters.add(createSandboxAdapter(createSandboxLookup(db), clock), (c) => ({ tenantId: c.tenantId }));
+  registerChannelAdapters(adapters, { egress: ctx.egress, clock, cache: ctx.cache });
   const orderDeps = { db, clock, configs, adapters, apply };
   const orders = createOrdersService(orderDeps);
   const refunds = createRefundsService(orderDeps);
-  ctx.jobs.register(paymentJobs, () => ({ dispatchPaymentEvents: outbox.dispatchDue }));
+  const notify = createNotifyService({ db, clock, configs, adapters, apply, log: ctx.log });
+  ctx.jobs.register(paymentJobs, () => ({
+    dispatchPaymentEvents: outbox.dispatchDue,
+    purgeNotifyLogs: notify.purgeExpired,
+  }));
 
   const mod = {
     /** in-process subscribers of payment events (idempotent on eventId) */
@@ -53,7 +61,9 @@ export function createPaymentModule(
     applyNotice: apply.applyNotice,
     /** the minute sweep, also callable directly (tests, operators) */
     dispatchPaymentEvents: outbox.dispatchDue,
-    /** channel adapters register here as they land */
+    /** the daily retention sweep of the callback log, also callable directly */
+    purgeNotifyLogs: notify.purgeExpired,
+    /** the adapters of sandbox and channel_a/b/c (channel-wiring.ts) */
     adapters,
     async register(app: FastifyInstance) {
       app.decorate('payment', mod);
@@ -61,7 +71,9 @@ export function createPaymentModule(
         channelConfigRoutes(scope, configs);
         orderRoutes(scope, orders, refunds);
         outboxRoutes(scope, outbox);
+        notifyLogRoutes(scope, notify);
       });
+      await notifyRoutes(app, notify);
     },
   };
   return mod;

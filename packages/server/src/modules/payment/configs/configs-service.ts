@@ -6,7 +6,12 @@ import type { ChannelCode } from '../channels/types.ts';
 import { paymentErrors } from '../errors.ts';
 import { CHANNEL_CONFIG_SECRET, paymentChannelConfigs } from '../tables.ts';
 import { CHANNEL_FIELDS, checkGroup } from './fields.ts';
-import { type ChannelConfigRow, configListFilter, firstActiveOfChannel } from './repository.ts';
+import {
+  activeConfigsOfChannelAcrossTenants,
+  type ChannelConfigRow,
+  configListFilter,
+  firstActiveOfChannel,
+} from './repository.ts';
 
 type Status = 'active' | 'disabled';
 export type ChannelConfigCreateInput = {
@@ -65,6 +70,7 @@ export function createChannelConfigService(ctx: Pick<AppContext, 'db' | 'clock' 
       ...checkGroup('fields', spec.fields, fields, has(fields)),
       ...checkGroup('secrets', spec.secrets, secrets, has(secrets)),
     ];
+    if (!errors.length && spec.rule) errors.push(...spec.rule(fields));
     if (errors.length) throw paymentErrors.invalidFields(errors);
   }
 
@@ -133,6 +139,8 @@ export function createChannelConfigService(ctx: Pick<AppContext, 'db' | 'clock' 
 
     /** A configuration by id, whatever its status (a refund or query of an existing order). */
     byId: (scope: Pick<Scope, 'tenantId'>, id: number) => configs.find(scope, id) as Promise<ChannelConfigRow>,
+    /** every enabled configuration of the channel in every tenant (callbacks name no tenant) */
+    activeAcrossTenants: (channel: ChannelCode) => activeConfigsOfChannelAcrossTenants(ctx.db, channel),
     openSecrets,
     effectiveNotifyUrl,
   };

@@ -36,3 +36,16 @@ export async function firstActiveOfChannel(
     .limit(1);
   return rows[0] ?? null;
 }
+
+/**
+ * Every enabled configuration of a channel, in every tenant, oldest first: a channel callback
+ * names no tenant, so it is verified against all of them (spec §3.2) and the one that verifies
+ * says whose it is. The one read of this table across tenants.
+ */
+export function activeConfigsOfChannelAcrossTenants(db: Db, channel: ChannelCode): Promise<ChannelConfigRow[]> {
+  return db
+    .select()
+    .from(paymentChannelConfigs)
+    .where(and(eq(paymentChannelConfigs.channel, channel), eq(paymentChannelConfigs.status, 'active')))
+    .orderBy(asc(paymentChannelConfigs.id));
+}

@@ -10,6 +10,7 @@ import type { ChannelConfigRow } from '../configs/repository.ts';
 import { paymentErrors } from '../errors.ts';
 import type { OrderStatus } from '../tables.ts';
 import type { ApplyService } from './apply-service.ts';
+import { checkOrderNo } from './order-numbers.ts';
 import {
   findOrder,
   findOrderByNo,
@@ -96,6 +97,7 @@ export function createOrdersService(deps: OrdersDeps) {
         subject: order.subject,
         expiresAt: order.expiresAt,
         notifyUrl,
+        createdAt: order.createdAt,
       });
       return (
         (await setPaymentStart(
@@ -133,6 +135,7 @@ export function createOrdersService(deps: OrdersDeps) {
       const tenant = tenantOf(scope);
       const config = await configs.forOrder(scope, input.channel, input.configId);
       if (!deps.adapters.get(input.channel)) throw paymentErrors.channelUnavailable(input.channel);
+      checkOrderNo(input.channel, input.orderNo);
       const now = clock();
       const inserted = await insertOrderOnce(db, tenant, {
         orderNo: input.orderNo,
@@ -181,7 +184,7 @@ export function createOrdersService(deps: OrdersDeps) {
       const { adapter, config } = channelOf(deps, await configs.byId(scope, order.configId));
       let notice: ChannelNotice | null;
       try {
-        notice = await adapter.queryOrder(config, order.orderNo);
+        notice = await adapter.queryOrder(config, order.orderNo, { createdAt: order.createdAt });
       } catch (err) {
         throw channelCallFailed(err);
       }

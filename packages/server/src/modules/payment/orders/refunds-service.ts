@@ -5,6 +5,7 @@ import { onUniqueViolation } from '../../../platform/db/sql.ts';
 import type { ChannelNotice } from '../channels/types.ts';
 import { paymentErrors } from '../errors.ts';
 import type { RefundStatus } from '../tables.ts';
+import { checkRefundNo } from './order-numbers.ts';
 import { channelCallFailed, channelOf, type OrdersDeps, tenantOf } from './orders-service.ts';
 import {
   findOrder,
@@ -42,6 +43,7 @@ export function createRefundsService(deps: OrdersDeps) {
         db.transaction(async (tx) => {
           const order = await findOrder(tx, scope, orderId);
           if (!order) throw paymentErrors.orderNotFound();
+          if (input.refundNo) checkRefundNo(order.channel, input.refundNo);
           if (order.status !== 'succeeded') throw paymentErrors.orderNotRefundable(order.status);
           const now = clock();
           const reserved = await reserveRefund(tx, scope, order.id, input.amount, now);
@@ -76,6 +78,7 @@ export function createRefundsService(deps: OrdersDeps) {
           currency: refund.currency,
           reason: refund.reason || null,
           notifyUrl,
+          createdAt: refund.createdAt,
         });
       } catch {
         // not known whether the channel took it: unknown until a query says (never a guess)
@@ -102,7 +105,11 @@ export function createRefundsService(deps: OrdersDeps) {
       const { adapter, config } = channelOf(deps, await deps.configs.byId(scope, order.configId));
       let notice: ChannelNotice | null;
       try {
-        notice = await adapter.queryRefund(config, { orderNo: order.orderNo, refundNo: refund.refundNo });
+        notice = await adapter.queryRefund(config, {
+          orderNo: order.orderNo,
+          refundNo: refund.refundNo,
+          createdAt: refund.createdAt,
+        });
       } catch (err) {
         throw channelCallFailed(err);
       }

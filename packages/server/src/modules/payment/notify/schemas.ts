@@ -1,0 +1,59 @@
+import { Type } from 'typebox';
+import { BigId, BigIdParams, Id, PageQuery, Timestamp } from '../../../platform/http/schemas.ts';
+
+export const NotifyChannel = Type.Union([
+  Type.Literal('channel_a'),
+  Type.Literal('channel_b'),
+  Type.Literal('channel_c'),
+]);
+export const NotifyParams = Type.Object({ channel: NotifyChannel });
+export { BigIdParams };
+
+/** Largest callback body taken: channel callbacks are a few KiB (channel_c's carries a certificate). */
+export const NOTIFY_BODY_LIMIT = 64 * 1024;
+
+/** Every acknowledgement is the channel's own: text (channel_b, channel_c) or channel_a's JSON. */
+export const AckText = Type.String({ description: 'the channel’s acknowledgement, byte for byte' });
+const AckJson = Type.Object({ code: Type.String(), message: Type.String() });
+export const ackAnswer = (description: string) => ({
+  description,
+  content: {
+    'text/plain': { schema: AckText },
+    'application/json': { schema: AckJson },
+  },
+});
+
+export const NotifyLogQuery = Type.Object({
+  ...PageQuery.properties,
+  channel: Type.Optional(NotifyChannel),
+  orderNo: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  signatureValid: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])),
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'received at or after (inclusive)' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'received before (exclusive)' })),
+});
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+
+const LogFields = {
+  id: BigId,
+  tenantId: Nullable(Id),
+  configId: Nullable(Type.Integer({ description: 'the configuration that verified it; null when none did' })),
+  channel: NotifyChannel,
+  scene: Nullable(Type.Union([Type.Literal('payment'), Type.Literal('refund')])),
+  orderNo: Nullable(Type.String()),
+  signatureValid: Type.Boolean(),
+  result: Type.String({
+    description:
+      'applied, pending, duplicate, conflict, amount_mismatch, not_found (what applyNotice did), invalid_signature, error',
+  }),
+  message: Type.String(),
+  ip: Nullable(Type.String()),
+  createdAt: Timestamp,
+};
+
+export const NotifyLog = Type.Object(LogFields);
+export const NotifyLogDetail = Type.Object({
+  ...LogFields,
+  rawBody: Type.String({ description: 'the body as received; `base64:` + base64 when it was not clean UTF-8 text' }),
+  headers: Type.Record(Type.String(), Type.String(), { description: 'header digest (signature shortened)' }),
+});

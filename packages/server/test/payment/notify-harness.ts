@@ -1,0 +1,136 @@
+import { randomBytes } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { expect } from 'vitest';
+import { paymentEventRecords, paymentNotifyLogs, paymentOrders } from '../../src/modules/payment/tables.ts';
+import { call, createTestApp, createTwoInstances, type TestApp, type TestAppOptions } from '../helpers/app.ts';
+import { type ChannelASimulator, startChannelASimulator } from './simulator/channel-a.ts';
+import { type ChannelBSimulator, startChannelBSimulator } from './simulator/channel-b.ts';
+import { type ChannelCSimulator, createChannelCSimulator } from './simulator/channel-c.ts';
+
+/**
+ * The callback route against the three channel simulators: the app's egress allow-list names
+ * the simulators' loopback ports (EGRESS_ALLOW_HOSTS), the demo tenant holds one configuration
+ * of each channel pointing at its simulator, and callbacks are injected with exactly the bytes
+ * and headers the simulators produce.
+ */
+export type Sims = { a: ChannelASimulator; b: ChannelBSimulator; c: ChannelCSimulator };
+
+export async function startSims(): Promise<Sims> {
+  const [a, b, c] = await Promise.all([startChannelASimulator(), startChannelBSimulator(), createChannelCSimulator()]);
+  return { a, b, c };
+}
+
+export const closeSims = async (s: Sims | undefined) => {
+  await Promise.all([s?.a.close(), s?.b.close(), s?.c.close()]);
+};
+
+const SHARED_SECRET_KEY = `test:${randomBytes(32).toString('base64')}`;
+
+function appOptions(s: Sims): TestAppOptions {
+  const ports = [s.a.baseUrl, s.b.config.baseUrl ?? '', s.c.baseUrl].map((u) => `127.0.0.1:${new URL(u).port}`);
+  // one field-encryption key for both instances: each opens the configuration secrets the other sealed
+  return { env: { EGRESS_ALLOW_HOSTS: ports.join(','), SECRET_KEYS: SHARED_SECRET_KEY } };
+}
+
+export const notifyApp = (s: Sims) => createTestApp(appOptions(s));
+export const notifyInstances = (s: Sims) => createTwoInstances(appOptions(s));
+
+/** The stored shape (configs/fields.ts) of each simulator's merchant configuration. */
+export function configBodies(s: Sims) {
+  const a = s.a.config();
+  const b = s.b.config;
+  const c = s.c.config();
+  return {
+    channel_a: {
+      fields: { mchId: a.mchId, appId: a.appId, merchantSerialNo: a.merchantSerialNo, baseUrl: a.baseUrl ?? '' },
+      secrets: { merchantPrivateKey: a.merchantPrivateKey, apiV3Key: a.apiV3Key },
+    },
+    channel_b: {
+      fields: {
+        appId: b.appId,
+        baseUrl: b.baseUrl ?? '',
+        walletPublicKey: b.mode === 'publicKey' ? b.walletPublicKey : '',
+      },
+      secrets: { appPrivateKey: b.appPrivateKey },
+    },
+    channel_c: {
+      fields: {
+        merId: c.merId,
+        signCertPem: c.signCertPem,
+        rootCertPem: c.rootCertPem,
+        middleCertPem: c.middleCertPem,
+        signerCn: c.signerCn,
+        baseUrl: c.baseUrl,
+      },
+      secrets: { signKeyPem: c.signKeyPem },
+    },
+  };
+}
+
+export type Channel = 'channel_a' | 'channel_b' | 'channel_c';
+
+export async function configure(t: TestApp, token: string, s: Sims, channel: Channel, name = channel) {
+  const res = await call(t.app, 'POST', '/api/payment/channel-configs', {
+    token,
+    body: { channel, name, ...configBodies(s)[channel] },
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().data.id as number;
+}
+
+let seq = 0;
+/** An order number every channel takes (channel_c: 8–32 letters and digits). */
+export const channelOrderNo = () => `N${Date.now().toString(36)}${String(++seq).padStart(4, '0')}`.toUpperCase();
+
+export type CreatedOrder = { id: number; orderNo: string; amount: number; createdAt: string; status: string };
+
+/** An order created through the API at the channel; channel_c's gateway order is opened at the simulator as the payer's browser would. */
+export async function createOrder(t: TestApp, token: string, s: Sims, channel: Channel, amount = 1999) {
+  const res = await call(t.app, 'POST', '/api/payment/orders', {
+    token,
+    body: { orderNo: channelOrderNo(), amount, channel, subject: 'Atrium order' },
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  const order = res.json().data as CreatedOrder;
+  expect(order.status).toBe('paying');
+  if (channel === 'channel_c') s.c.open(order.orderNo, amount, new Date(order.createdAt));
+  if (channel === 'channel_b') s.b.scan(order.orderNo);
+  return order;
+}
+
+export type Callback = { rawBody: Buffer; headers: Record<string, string> };
+
+export const formCallback = (body: string, charset = 'utf-8'): Callback => ({
+  rawBody: Buffer.from(body, 'utf8'),
+  headers: { 'content-type': `application/x-www-form-urlencoded; charset=${charset}` },
+});
+
+/** Posts a callback exactly as received from the channel. */
+export function deliver(app: TestApp['app'], channel: Channel, cb: Callback) {
+  return app.inject({
+    method: 'POST',
+    url: `/api/public/payment/notify/${channel}`,
+    headers: cb.headers,
+    payload: cb.rawBody,
+  });
+}
+
+export async function orderRow(t: TestApp, id: number) {
+  const [row] = await t.database.db.select().from(paymentOrders).where(eq(paymentOrders.id, id));
+  return row;
+}
+
+export async function eventsOf(t: TestApp, aggregateType: 'order' | 'refund', id: number) {
+  const rows = await t.database.db.select().from(paymentEventRecords).where(eq(paymentEventRecords.aggregateId, id));
+  return rows.filter((r) => r.aggregateType === aggregateType);
+}
+
+export async function logsOf(t: TestApp, orderNo: string) {
+  return t.database.db.select().from(paymentNotifyLogs).where(eq(paymentNotifyLogs.orderNo, orderNo));
+}
+
+/** The newest log rows (invalid ones carry no order number). */
+export async function lastLogs(t: TestApp, n = 1) {
+  const rows = await t.database.db.select().from(paymentNotifyLogs);
+  return rows.sort((x, y) => y.id - x.id).slice(0, n);
+}
