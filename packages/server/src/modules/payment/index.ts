@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
 import { createAdapterRegistry } from './adapters.ts';
 import { createSandboxAdapter } from './channels/sandbox/adapter.ts';
+import { createCompensationService } from './compensation/compensation-service.ts';
 import { createChannelConfigService } from './configs/configs-service.ts';
 import { channelConfigRoutes } from './configs/routes.ts';
 import { paymentJobs } from './jobs.ts';
@@ -25,8 +26,9 @@ export type { PaymentEvent, PaymentEventHandler } from './outbox/outbox-service.
 
 /**
  * Payments, part 1 (issue 16; spec §2.4, §3.1, §4.5, §6.1): channel configurations, orders and
- * refunds, the sandbox channel, one applyNotice path for every channel answer, and the event
- * outbox. Areas: `configs/`, `orders/`, `outbox/`, `channels/` (adapters).
+ * refunds, the sandbox channel, one applyNotice path for every channel answer, the event outbox,
+ * and the compensation jobs. Areas: `configs/`, `orders/`, `outbox/`, `compensation/`,
+ * `channels/` (adapters).
  */
 export function createPaymentModule(
   ctx: AppContext,
@@ -44,7 +46,12 @@ export function createPaymentModule(
   const orderDeps = { db, clock, configs, adapters, apply };
   const orders = createOrdersService(orderDeps);
   const refunds = createRefundsService(orderDeps);
-  ctx.jobs.register(paymentJobs, () => ({ dispatchPaymentEvents: outbox.dispatchDue }));
+  const compensation = createCompensationService({ ...orderDeps, log: ctx.log });
+  ctx.jobs.register(paymentJobs, () => ({
+    dispatchPaymentEvents: outbox.dispatchDue,
+    reconcilePayments: compensation.reconcile,
+    closeExpiredOrders: compensation.closeExpired,
+  }));
 
   const mod = {
     /** in-process subscribers of payment events (idempotent on eventId) */
@@ -53,6 +60,10 @@ export function createPaymentModule(
     applyNotice: apply.applyNotice,
     /** the minute sweep, also callable directly (tests, operators) */
     dispatchPaymentEvents: outbox.dispatchDue,
+    /** paymentReconciliation's run, also callable directly */
+    reconcilePayments: compensation.reconcile,
+    /** closeExpiredPaymentOrders' run, also callable directly */
+    closeExpiredOrders: compensation.closeExpired,
     /** channel adapters register here as they land */
     adapters,
     async register(app: FastifyInstance) {
