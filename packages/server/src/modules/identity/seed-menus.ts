@@ -180,6 +180,9 @@ export const MENU_TREE: SeedNode[] = [
         button('Refund', 'payment:refund:create'),
       ]),
       page('Payment events', '/payment/events', 'retweet', 'payment:ops:manage'),
+      page('Payment webhooks', '/payment/webhooks', 'send', 'payment:webhook:view', [
+        button('Manage', 'payment:webhook:manage'),
+      ]),
     ],
   },
   {

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
+import type { ScopedWebhookView } from '../open-platform/index.ts';
 import { createAdapterRegistry } from './adapters.ts';
 import { createSandboxAdapter } from './channels/sandbox/adapter.ts';
 import { createCompensationService } from './compensation/compensation-service.ts';
@@ -13,6 +14,8 @@ import { orderRoutes } from './orders/routes.ts';
 import { createSandboxLookup } from './orders/sandbox-lookup.ts';
 import { createOutboxService } from './outbox/outbox-service.ts';
 import { outboxRoutes } from './outbox/routes.ts';
+import { paymentWebhookRoutes } from './webhooks/routes.ts';
+import { createPaymentWebhooks, PAYMENT_WEBHOOK_PREFIXES } from './webhooks/webhooks-service.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -35,6 +38,8 @@ export function createPaymentModule(
   deps: {
     /** open-platform's webhook emission inside a transaction; bound late (open-platform mounts after payment) */
     emitWebhookWithin?: () => EmitWithin | null;
+    /** open-platform's view of a module's own webhooks limited to event prefixes; called at register */
+    webhookView?: (prefixes: string[]) => ScopedWebhookView;
   } = {},
 ) {
   const { db, clock } = ctx;
@@ -72,6 +77,8 @@ export function createPaymentModule(
         channelConfigRoutes(scope, configs);
         orderRoutes(scope, orders, refunds);
         outboxRoutes(scope, outbox);
+        if (deps.webhookView)
+          paymentWebhookRoutes(scope, createPaymentWebhooks(deps.webhookView(PAYMENT_WEBHOOK_PREFIXES)));
       });
     },
   };
