@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { ChannelCallError } from '../../src/modules/payment/channels/types.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { expectError } from '../helpers/assert.ts';
+import { runTask } from '../open-platform/webhooks-helpers.ts';
 import {
   age,
   ageRefund,
@@ -87,6 +88,19 @@ describe('paymentReconciliation', () => {
     expect(run.refunds).toMatchObject({ claimed: 1, errors: 0, movedTo: { succeeded: 1 } });
     const read = await call(t.app, 'GET', `/api/payment/refunds/${refund.id}`, { token });
     expect(read.json().data).toMatchObject({ status: 'succeeded', channelRefundNo: 'SBXR-1' });
+  });
+});
+
+describe('the system tasks', () => {
+  it('are registered with the spec’s schedules and run the jobs through their handlers', async () => {
+    const order = await lostNoticeOrder(t, token);
+    await age(t, [order.id], { expired: true });
+    expect(t.app.ctx.jobs.systemTask('payment.paymentReconciliation')?.schedule).toBe('*/10 * * * *');
+    expect(t.app.ctx.jobs.systemTask('payment.closeExpiredPaymentOrders')?.schedule).toBe('*/5 * * * *');
+    const run = (await runTask(t, 'payment.paymentReconciliation')) as { orders: { movedTo: object } };
+    expect(run.orders.movedTo).toEqual({ succeeded: 1 });
+    expect((await orderRow(t, order.id)).status).toBe('succeeded');
+    expect(await runTask(t, 'payment.closeExpiredPaymentOrders')).toMatchObject({ claimed: 0 });
   });
 });
 
