@@ -99,8 +99,9 @@ export function createCompensationService(deps: OrdersDeps & { log: Pick<Logger,
     return channelOf(deps, await configs.byId({ tenantId: order.tenantId }, order.configId));
   }
 
-  async function queryOrder(order: OrderRow): Promise<ChannelNotice | null> {
-    const { adapter, config } = await channelFor(order);
+  type Channel = Awaited<ReturnType<typeof channelFor>>;
+
+  async function queryOrder({ adapter, config }: Channel, order: OrderRow): Promise<ChannelNotice | null> {
     const notice = await adapter.queryOrder(config, order.orderNo, { createdAt: order.createdAt });
     if (notice && (notice.scene !== 'payment' || notice.orderNo !== order.orderNo))
       throw new Error(`the channel answered for ${notice.scene} ${notice.orderNo}, not order ${order.orderNo}`);
@@ -109,7 +110,7 @@ export function createCompensationService(deps: OrdersDeps & { log: Pick<Logger,
 
   async function reconcileOrder(order: OrderRow, counts: RunCounts) {
     await guarded({ orderId: order.id }, counts, async () => {
-      const notice = await queryOrder(order);
+      const notice = await queryOrder(await channelFor(order), order);
       if (!notice) return tally(counts, NOT_FOUND);
       tally(counts, await apply.applyNotice({ tenantId: order.tenantId }, notice));
     });
@@ -141,12 +142,10 @@ export function createCompensationService(deps: OrdersDeps & { log: Pick<Logger,
   async function closeExpired(order: OrderRow, counts: RunCounts) {
     await guarded({ orderId: order.id }, counts, async () => {
       const scope = { tenantId: order.tenantId };
-      const notice = await queryOrder(order);
+      const channel = await channelFor(order);
+      const notice = await queryOrder(channel, order);
       if (notice && notice.outcome !== 'pending') return tally(counts, await apply.applyNotice(scope, notice));
-      if (notice) {
-        const { adapter, config } = await channelFor(order);
-        await adapter.closeOrder(config, order.orderNo);
-      }
+      if (notice) await channel.adapter.closeOrder(channel.config, order.orderNo);
       tally(counts, await apply.applyNotice(scope, expiryNotice(order, clock())));
     });
   }
