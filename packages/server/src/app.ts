@@ -149,7 +149,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     events,
   );
   // payment events reach open-platform webhooks in the transaction of their status move
-  const payment = createPaymentModule(ctx, { emitWebhookWithin: () => openPlatform.webhooks.emitWithin });
+  // and the payment webhooks view is open-platform's, limited to payment events (spec §4.5)
+  const payment = createPaymentModule(ctx, {
+    emitWebhookWithin: () => openPlatform.webhooks.emitWithin,
+    webhookView: (prefixes) => openPlatform.webhookView(prefixes),
+  });
   const openPlatform = createOpenPlatformModule(
     ctx,
     { user: identity.oauthSubject, notifyWithin: messaging.notifyWithin },

@@ -80,7 +80,12 @@ export async function insertApp(
 }
 
 /** A finished delivery row of a subscription, for fixtures that must not send anything. */
-export async function deliveryRow(t: TestApp, tenantId: number, subscriptionId: number): Promise<number> {
+export async function deliveryRow(
+  t: TestApp,
+  tenantId: number,
+  subscriptionId: number,
+  eventType = 'webhook.test',
+): Promise<number> {
   const eventId = randomUUID();
   const [row] = await t.database.db
     .insert(openWebhookDeliveries)
@@ -88,8 +93,8 @@ export async function deliveryRow(t: TestApp, tenantId: number, subscriptionId: 
       tenantId,
       subscriptionId,
       eventId,
-      eventType: 'webhook.test',
-      payload: { id: eventId, type: 'webhook.test', createdAt: new Date().toISOString(), tenantId, data: {} },
+      eventType,
+      payload: { id: eventId, type: eventType, createdAt: new Date().toISOString(), tenantId, data: {} },
       status: 'failed',
       attempts: 7,
     })

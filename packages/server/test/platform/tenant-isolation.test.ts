@@ -141,7 +141,7 @@ beforeAll(async () => {
   await paymentRowsOfB();
 });
 
-/** B's payments: a sandbox configuration, a paid order with a partial refund, and their outbox events. */
+/** B's payments: a sandbox configuration, a paid order with a partial refund, their outbox events, a payment webhook and a delivery. */
 async function paymentRowsOfB() {
   idsOfB.set(
     '/api/payment/channel-configs',
@@ -170,6 +170,10 @@ async function paymentRowsOfB() {
     })
     .returning();
   idsOfB.set('/api/payment/notify-logs', log?.id as number);
+  // subscribed after the payment, so nothing is sent; the delivery is written as a finished one
+  const hook = await createInB('/api/payment/webhooks', { url: 'https://93.184.215.14/b-pay', events: ['payment.*'] });
+  idsOfB.set('/api/payment/webhooks', hook);
+  idsOfB.set('/api/payment/webhooks/deliveries', await deliveryRow(t, b.tenantId, hook, 'payment.succeeded'));
 }
 
 /** B's drive: a team space with a member, a folder holding a file with a grant, a hold, an access request and a share link, an upload session. */
@@ -273,6 +277,8 @@ describe('tenant isolation', () => {
       '/api/in-app-messages/admin',
       '/api/in-app-templates',
       '/api/frontend-errors/groups',
+      '/api/payment/webhooks',
+      '/api/payment/webhooks/deliveries',
     ]) {
       const res = await call(t.app, 'GET', url, { token: a.adminToken });
       expect(res.statusCode, url).toBe(200);

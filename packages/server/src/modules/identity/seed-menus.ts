@@ -181,6 +181,9 @@ export const MENU_TREE: SeedNode[] = [
       ]),
       page('Payment events', '/payment/events', 'retweet', 'payment:ops:manage'),
       page('Callback logs', '/payment/notify-logs', 'file-search', 'payment:notify-log:view'),
+      page('Payment webhooks', '/payment/webhooks', 'send', 'payment:webhook:view', [
+        button('Manage', 'payment:webhook:manage'),
+      ]),
     ],
   },
   {

@@ -13,6 +13,16 @@ import { createWebhooks, type WebhookDeps } from './webhooks/index.ts';
 
 export { openPlatformEvents } from './events.ts';
 export type { ScopeDef } from './scopes.ts';
+export type { ScopedWebhookView } from './webhooks/index.ts';
+/** the wire shapes a module's own webhook view answers with (payment/webhooks) */
+export {
+  Delivery as WebhookDelivery,
+  DeliveryDetail as WebhookDeliveryDetail,
+  OwnSubscriptionCreate as OwnWebhookCreate,
+  Subscription as WebhookSubscription,
+  SubscriptionUpdate as WebhookUpdate,
+  SubscriptionWithSecret as WebhookSubscriptionWithSecret,
+} from './webhooks/schemas.ts';
 
 export type OpenPlatformDeps = {
   /** identity's view of a user (OAuth subject) */
@@ -47,6 +57,8 @@ export function createOpenPlatformModule(ctx: AppContext, deps: OpenPlatformDeps
     /** for the kernel: resolves `auth: 'app'` bearer tokens */
     resolveAppAuth: oauth.resolveAppAuth,
     webhooks: webhooks.api,
+    /** the payment center's view of webhooks (spec §4.5): its own subscriptions, its events only */
+    webhookView: webhooks.scopedView,
     /** client records cached for client authentication; `changed(clientId)` after writing open_apps outside the apps service */
     clients: apps.clients,
     async register(app: FastifyInstance) {

@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
+import type { ScopedWebhookView } from '../open-platform/index.ts';
 import { createAdapterRegistry } from './adapters.ts';
 import { registerChannelAdapters } from './channel-wiring.ts';
 import { createSandboxAdapter } from './channels/sandbox/adapter.ts';
+import { createCompensationService } from './compensation/compensation-service.ts';
 import { createChannelConfigService } from './configs/configs-service.ts';
 import { channelConfigRoutes } from './configs/routes.ts';
 import { paymentJobs } from './jobs.ts';
@@ -15,6 +17,8 @@ import { orderRoutes } from './orders/routes.ts';
 import { createSandboxLookup } from './orders/sandbox-lookup.ts';
 import { createOutboxService } from './outbox/outbox-service.ts';
 import { outboxRoutes } from './outbox/routes.ts';
+import { paymentWebhookRoutes } from './webhooks/routes.ts';
+import { createPaymentWebhooks, PAYMENT_WEBHOOK_PREFIXES } from './webhooks/webhooks-service.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -28,14 +32,17 @@ export type { PaymentEvent, PaymentEventHandler } from './outbox/outbox-service.
 
 /**
  * Payments, part 1 (issue 16; spec §2.4, §3.1, §4.5, §6.1): channel configurations, orders and
- * refunds, the sandbox channel, one applyNotice path for every channel answer, and the event
- * outbox. Areas: `configs/`, `orders/`, `outbox/`, `channels/` (adapters).
+ * refunds, the sandbox channel, one applyNotice path for every channel answer, the event outbox,
+ * and the compensation jobs. Areas: `configs/`, `orders/`, `outbox/`, `compensation/`,
+ * `channels/` (adapters).
  */
 export function createPaymentModule(
   ctx: AppContext,
   deps: {
     /** open-platform's webhook emission inside a transaction; bound late (open-platform mounts after payment) */
     emitWebhookWithin?: () => EmitWithin | null;
+    /** open-platform's view of a module's own webhooks limited to event prefixes; called at register */
+    webhookView?: (prefixes: string[]) => ScopedWebhookView;
   } = {},
 ) {
   const { db, clock } = ctx;
@@ -49,9 +56,12 @@ export function createPaymentModule(
   const orders = createOrdersService(orderDeps);
   const refunds = createRefundsService(orderDeps);
   const notify = createNotifyService({ db, clock, configs, adapters, apply, log: ctx.log });
+  const compensation = createCompensationService({ ...orderDeps, log: ctx.log });
   ctx.jobs.register(paymentJobs, () => ({
     dispatchPaymentEvents: outbox.dispatchDue,
     purgeNotifyLogs: notify.purgeExpired,
+    reconcilePayments: compensation.reconcile,
+    closeExpiredOrders: compensation.closeExpired,
   }));
 
   const mod = {
@@ -63,6 +73,10 @@ export function createPaymentModule(
     dispatchPaymentEvents: outbox.dispatchDue,
     /** the daily retention sweep of the callback log, also callable directly */
     purgeNotifyLogs: notify.purgeExpired,
+    /** paymentReconciliation's run, also callable directly */
+    reconcilePayments: compensation.reconcile,
+    /** closeExpiredPaymentOrders' run, also callable directly */
+    closeExpiredOrders: compensation.closeExpired,
     /** the adapters of sandbox and channel_a/b/c (channel-wiring.ts) */
     adapters,
     async register(app: FastifyInstance) {
@@ -72,6 +86,8 @@ export function createPaymentModule(
         orderRoutes(scope, orders, refunds);
         outboxRoutes(scope, outbox);
         notifyLogRoutes(scope, notify);
+        if (deps.webhookView)
+          paymentWebhookRoutes(scope, createPaymentWebhooks(deps.webhookView(PAYMENT_WEBHOOK_PREFIXES)));
       });
       await notifyRoutes(app, notify);
     },

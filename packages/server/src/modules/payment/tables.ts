@@ -80,6 +80,8 @@ export const paymentOrders = pgTable(
     refundedAmount: integer('refunded_amount').notNull().default(0),
     /** +1 on every status move */
     version: integer('version').notNull().default(1),
+    /** the compensation jobs' claim: an instance querying the order at its channel holds it until then */
+    queryLeaseUntil: timestamptz('query_lease_until'),
     createdBy: integer('created_by'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -112,6 +114,8 @@ export const paymentRefunds = pgTable(
     channelRefundNo: text('channel_refund_no'),
     refundedAt: timestamptz('refunded_at'),
     version: integer('version').notNull().default(1),
+    /** the reconciliation job's claim (see payment_orders.query_lease_until) */
+    queryLeaseUntil: timestamptz('query_lease_until'),
     createdBy: integer('created_by'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -120,6 +124,8 @@ export const paymentRefunds = pgTable(
     uniqueIndex('payment_refunds_tenant_refund_no').on(t.tenantId, t.refundNo),
     index('payment_refunds_order').on(t.orderId),
     index('payment_refunds_tenant_created').on(t.tenantId, t.createdAt),
+    // the reconciliation job reads processing / unknown refunds by age
+    index('payment_refunds_open').on(t.createdAt).where(sql`${t.status} in ('processing', 'unknown')`),
     check('payment_refunds_amount_positive', sql`${t.amount} > 0`),
     check('payment_refunds_status', sql`${t.status} in ('processing', 'succeeded', 'failed', 'unknown')`),
   ],

@@ -61,6 +61,8 @@ export function createDeliveryService(ctx: AppContext, deps: { sender: SenderSer
   }
 
   return {
+    findOrThrow,
+
     async list(scope: Scope, q: repo.DeliveryFilter) {
       const page = await repo.pageDeliveries(db, scope, q);
       return { ...page, list: page.list.map(toDeliveryView) };

@@ -7,10 +7,12 @@ import { createEventRegistry } from './events.ts';
 import { webhookJobs } from './jobs.ts';
 import { deliveryRoutes } from './routes/deliveries.ts';
 import { subscriptionRoutes } from './routes/subscriptions.ts';
+import { createScopedView } from './scoped-view.ts';
 import { createSenderService } from './sender-service.ts';
 import { createSubscriptionService } from './subscriptions-service.ts';
 import type { WebhookDeps } from './types.ts';
 
+export type { ScopedWebhookView } from './scoped-view.ts';
 export type { EmitInput, EmitResult, WebhookDeps } from './types.ts';
 
 /**
@@ -29,6 +31,8 @@ export function createWebhooks(ctx: AppContext, deps: WebhookDeps, declared: rea
   return {
     /** what other modules use: payments and the drive emit the events they declare */
     api: emitter,
+    /** a module's own subscriptions and deliveries, limited to its event prefixes (the payment center's view) */
+    scopedView: (prefixes: string[]) => createScopedView({ subs, deliveries }, prefixes),
     deleteForApp: subs.deleteForApp,
     register(app: FastifyInstance) {
       subscriptionRoutes(app, { subs, deliveries, events });

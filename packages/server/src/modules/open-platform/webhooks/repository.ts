@@ -1,4 +1,4 @@
-import { and, arrayOverlaps, asc, desc, eq, inArray, lt, ne, type SQL, sql } from 'drizzle-orm';
+import { and, arrayOverlaps, asc, desc, eq, inArray, isNull, like, lt, ne, or, type SQL, sql } from 'drizzle-orm';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { type PageRequest, scoped, tenantFilter } from '../../../platform/db/scoped.ts';
@@ -19,13 +19,13 @@ type TenantScope = Pick<Scope, 'tenantId'>;
 const s = openWebhookSubscriptions;
 const d = openWebhookDeliveries;
 
-export function pageSubscriptions(
-  db: Db,
-  scope: TenantScope,
-  q: PageRequest & { appId?: number; status?: SubscriptionStatus },
-) {
+/** `appless`: only the subscriptions of no application (a module's own: the payment center's). */
+export type SubscriptionFilter = PageRequest & { appId?: number; appless?: boolean; status?: SubscriptionStatus };
+
+export function pageSubscriptions(db: Db, scope: TenantScope, q: SubscriptionFilter) {
   const conds: SQL[] = [];
   if (q.appId !== undefined) conds.push(eq(s.appId, q.appId));
+  if (q.appless) conds.push(isNull(s.appId));
   if (q.status) conds.push(eq(s.status, q.status));
   return subscriptions.page(db, scope, q, conds.length ? and(...conds) : undefined, asc(s.id));
 }
@@ -33,16 +33,25 @@ export function pageSubscriptions(
 export type DeliveryFilter = PageRequest & {
   subscriptionId?: number;
   appId?: number;
+  /** only deliveries to subscriptions of no application */
+  appless?: boolean;
+  /** only event types starting with one of these (`payment.`) */
+  eventPrefixes?: string[];
   status?: DeliveryStatus;
   eventType?: string;
   eventId?: string;
 };
+
+/** Event types under the prefixes; a prefix holds no LIKE wildcard (event types are dotted words). */
+const typeUnder = (prefixes: string[]) => or(...prefixes.map((p) => like(d.eventType, `${p}%`)));
 
 /** Newest first; the payload stays out of the list (GET one delivery for it). */
 export async function pageDeliveries(db: Db, scope: TenantScope, q: DeliveryFilter) {
   const conds: SQL[] = [];
   if (q.subscriptionId !== undefined) conds.push(eq(d.subscriptionId, q.subscriptionId));
   if (q.appId !== undefined) conds.push(eq(d.appId, q.appId));
+  if (q.appless) conds.push(isNull(d.appId));
+  if (q.eventPrefixes) conds.push(typeUnder(q.eventPrefixes) ?? sql`false`);
   if (q.status) conds.push(eq(d.status, q.status));
   if (q.eventType) conds.push(eq(d.eventType, q.eventType));
   if (q.eventId) conds.push(eq(d.eventId, q.eventId));

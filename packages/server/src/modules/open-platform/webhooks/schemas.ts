@@ -30,6 +30,12 @@ export const SubscriptionCreate = Type.Object(
   { additionalProperties: false },
 );
 
+/** A module's own subscription (no application): the payment center's view. */
+export const OwnSubscriptionCreate = Type.Object(
+  { url: fields.url, events: fields.events, description: Type.Optional(fields.description) },
+  { additionalProperties: false },
+);
+
 /** Omitted fields keep their value; the application cannot change. */
 export const SubscriptionUpdate = Type.Object(
   {

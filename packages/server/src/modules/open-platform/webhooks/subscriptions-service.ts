@@ -1,7 +1,6 @@
 import { type Scope, userOf } from '../../../platform/auth/principal.ts';
 import type { AppContext } from '../../../platform/context.ts';
 import type { Db } from '../../../platform/db/client.ts';
-import type { PageRequest } from '../../../platform/db/scoped.ts';
 import { onUniqueViolation, rowOrThrow } from '../../../platform/db/sql.ts';
 import { rotateWebhookSecret } from '../../../platform/egress/webhook-secrets.ts';
 import { checkSubscriptionFields } from './checks.ts';
@@ -11,7 +10,8 @@ import * as repo from './repository.ts';
 import { secretContexts } from './signing-secrets.ts';
 import type { SubscriptionRow, SubscriptionStatus } from './tables.ts';
 
-export type SubscriptionCreateInput = { appId: number; url: string; events: string[]; description?: string };
+/** `appId` null: a subscription of no application, a module's own (the payment center's). */
+export type SubscriptionCreateInput = { appId: number | null; url: string; events: string[]; description?: string };
 export type SubscriptionUpdateInput = { url?: string; events?: string[]; description?: string };
 
 /** The answer shape: everything but the tenant and the encrypted secrets. */
@@ -36,7 +36,7 @@ export function createSubscriptionService(ctx: AppContext, events: WebhookEventR
   return {
     findOrThrow,
 
-    async list(scope: Scope, q: PageRequest & { appId?: number; status?: SubscriptionStatus }) {
+    async list(scope: Scope, q: repo.SubscriptionFilter) {
       const page = await repo.pageSubscriptions(db, scope, q);
       return { ...page, list: page.list.map(toSubscriptionView) };
     },
@@ -44,7 +44,7 @@ export function createSubscriptionService(ctx: AppContext, events: WebhookEventR
     get: async (scope: Scope, id: number) => toSubscriptionView(await findOrThrow(scope, id)),
 
     async create(scope: Scope, input: SubscriptionCreateInput) {
-      await checkSubscriptionFields(checkDeps, scope, input);
+      await checkSubscriptionFields(checkDeps, scope, { ...input, appId: input.appId ?? undefined });
       const { row, secret } = await write(() =>
         db.transaction(async (tx) => {
           const now = clock();

@@ -9,7 +9,7 @@ import type { ChannelConfigService } from '../configs/configs-service.ts';
 import type { ChannelConfigRow } from '../configs/repository.ts';
 import { paymentErrors } from '../errors.ts';
 import type { OrderStatus } from '../tables.ts';
-import type { ApplyService } from './apply-service.ts';
+import type { ApplyResult, ApplyService } from './apply-service.ts';
 import { checkOrderNo } from './order-numbers.ts';
 import {
   findOrder,
@@ -18,6 +18,7 @@ import {
   moveOrder,
   type OrderRow,
   pageOrders,
+  recordSandboxPayment,
   setPaymentStart,
 } from './repository.ts';
 import { toOrderView } from './views.ts';
@@ -166,14 +167,32 @@ export function createOrdersService(deps: OrdersDeps) {
 
     get: async (scope: Scope, id: number) => toOrderView(await findOwn(scope, id)),
 
-    /** The sandbox payer pays: the sandbox's notice through applyNotice, as a callback would. */
-    async sandboxPay(scope: Scope, id: number) {
+    /**
+     * The sandbox payer pays: the sandbox's notice through applyNotice, as a callback would. An
+     * expired order cannot be paid, as no channel takes a payment past the expiry it was given.
+     * `lostNotice`: paid at the "channel" only, its notice lost — left for a query to apply.
+     */
+    async sandboxPay(scope: Scope, id: number, opts: { lostNotice?: boolean } = {}) {
       const tenant = tenantOf(scope);
       const order = await findOwn(scope, id);
       if (order.channel !== 'sandbox') throw paymentErrors.notSandbox();
       if (order.status !== 'paying' && order.status !== 'unknown' && order.status !== 'succeeded')
         throw paymentErrors.orderNotPaying(order.status);
-      const result = await deps.apply.applyNotice(tenant, sandboxPaidNotice(order, clock()));
+      const now = clock();
+      if (order.status !== 'succeeded' && order.expiresAt.getTime() <= now.getTime())
+        throw paymentErrors.orderExpired();
+      const notice = sandboxPaidNotice(order, now);
+      const result: ApplyResult =
+        opts.lostNotice && order.status !== 'succeeded'
+          ? {
+              outcome: 'pending',
+              status:
+                (await recordSandboxPayment(db, tenant, order.id, notice.channelTradeNo ?? '', now))?.status ??
+                order.status,
+              eventId: null,
+              message: 'paid at the sandbox channel; its notice was lost: a query applies it',
+            }
+          : await deps.apply.applyNotice(tenant, notice);
       return { order: toOrderView(await findOwn(scope, id)), result };
     },
 

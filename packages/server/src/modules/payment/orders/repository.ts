@@ -1,4 +1,4 @@
-import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../../platform/db/scoped.ts';
@@ -84,6 +84,19 @@ export async function moveRefund(
     .update(r)
     .set({ ...patch, version: sql`${r.version} + 1`, updatedAt: now })
     .where(refunds.where(scope, and(eq(r.id, id), inArray(r.status, from))))
+    .returning();
+  return row ?? null;
+}
+
+/**
+ * The sandbox payer paid but the "channel's" notice is lost: the payment is recorded on the open
+ * order (the sandbox channel's only record, channels/sandbox/adapter.ts) without a status move.
+ */
+export async function recordSandboxPayment(db: Db, scope: TenantScope, id: number, tradeNo: string, now: Date) {
+  const [row] = await db
+    .update(o)
+    .set({ paidAt: now, channelTradeNo: tradeNo, updatedAt: now })
+    .where(orders.where(scope, and(eq(o.id, id), inArray(o.status, ['paying', 'unknown']), isNull(o.paidAt))))
     .returning();
   return row ?? null;
 }

@@ -12,6 +12,7 @@ import {
   RefundApplied,
   RefundCreate,
   RefundQuery,
+  SandboxPayQuery,
 } from './schemas.ts';
 
 const tags = ['Payment'];
@@ -69,10 +70,13 @@ export function orderRoutes(app: FastifyInstance, orders: OrdersService, refunds
     schema: {
       tags,
       summary: 'Pay a sandbox order locally (applied by the same path as a verified channel callback)',
+      description:
+        'An expired order is refused (409 payment.order_expired). `lostNotice=true` pays at the sandbox channel but loses its notice, as a lost callback would: the order stays paying until a query (or the query job) applies the payment.',
       params: IdParams,
+      querystring: SandboxPayQuery,
       response: OrderApplied,
     },
-    handler: async (req) => orders.sandboxPay(req.scope, req.params.id),
+    handler: async (req) => orders.sandboxPay(req.scope, req.params.id, req.query),
   });
 
   route(app, {

@@ -98,5 +98,11 @@ export const ApplyResultSchema = Type.Object({
   message: Type.String(),
 });
 
+export const SandboxPayQuery = Type.Object({
+  lostNotice: Type.Optional(
+    Type.Boolean({ description: 'pay at the sandbox channel only, as if its callback were lost' }),
+  ),
+});
+
 export const OrderApplied = Type.Object({ order: Order, result: ApplyResultSchema });
 export const RefundApplied = Type.Object({ refund: Refund, result: ApplyResultSchema });

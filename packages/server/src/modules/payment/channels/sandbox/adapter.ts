@@ -3,8 +3,9 @@ import type { ChannelAdapter, ChannelNotice, ChannelOutcome } from '../types.ts'
 /**
  * The sandbox channel (issue 16 item 2): a channel without a merchant account, so a newcomer can
  * try the whole flow. Payments complete when someone calls POST /api/payment/orders/{id}/sandbox/pay
- * (the notice goes through the same applyNotice path as a verified callback); refunds succeed at
- * once; queries answer the local state. It has no callbacks: every one is refused.
+ * (the notice goes through the same applyNotice path as a verified callback; `?lostNotice=true`
+ * pays at the "channel" only, as when a callback is lost); refunds succeed at once; queries
+ * answer the local state. It has no callbacks: every one is refused.
  */
 export type SandboxConfig = { tenantId: number | null };
 type LocalOrder = {
@@ -28,6 +29,14 @@ export type SandboxLookup = {
 
 const outcomeOf = (status: string): ChannelOutcome =>
   status === 'succeeded' || status === 'closed' || status === 'failed' ? status : 'pending';
+
+/**
+ * The sandbox "channel" keeps no state: the local row is its record. An open order with a
+ * `paidAt` was paid at the sandbox channel whose notice was lost (sandbox pay with lostNotice),
+ * so the channel answers succeeded and a query — or the query job — applies it.
+ */
+const orderOutcome = (order: LocalOrder): ChannelOutcome =>
+  (order.status === 'paying' || order.status === 'unknown') && order.paidAt ? 'succeeded' : outcomeOf(order.status);
 
 export const sandboxTradeNo = (orderNo: string) => `SBX-${orderNo}`;
 export const sandboxRefundNo = (refundNo: string) => `SBXR-${refundNo}`;
@@ -81,7 +90,7 @@ export function createSandboxAdapter(local: SandboxLookup, clock: () => Date): C
         channelTradeNo: order.channelTradeNo,
         amount: order.amount,
         currency: order.currency,
-        outcome: outcomeOf(order.status),
+        outcome: orderOutcome(order),
         occurredAt: order.paidAt,
         merchantId: null,
         payload: { sandbox: true, status: order.status },

@@ -1,0 +1,167 @@
+import type { Logger } from 'pino';
+import type { Db } from '../../../platform/db/client.ts';
+import type { ChannelNotice } from '../channels/types.ts';
+import type { ApplyOutcome, ApplyResult } from '../orders/apply-service.ts';
+import { channelOf, type OrdersDeps } from '../orders/orders-service.ts';
+import { findOrder, type OrderRow, type RefundRow } from '../orders/repository.ts';
+import { type Claim, claimExpiredOrders, claimStaleOrders, claimStaleRefunds } from './repository.ts';
+
+/** Spec §4.5, §9: orders (and refunds) without a final answer this long are queried at their channel. */
+export const STALE_AFTER_MS = 2 * 60_000;
+/**
+ * How long a claimed row is held: past a batch's channel calls (each bounded by the egress
+ * deadline), short of the next run of either job (5 and 10 minutes), so a row a dead instance
+ * claimed is queried again by the next run.
+ */
+const LEASE_MS = 4 * 60_000;
+const BATCH = 20;
+/** A run queries at most this many rows of each kind; the rest wait for the next run. */
+const RUN_MAX = 200;
+
+/**
+ * What a run did: `claimed` rows, each counted once, under the applyNotice outcome of the
+ * channel's answer (`not_found`: the channel does not know it) or under `errors` (the channel
+ * could not be reached or answered nothing usable: the row is left as it was).
+ */
+export type RunCounts = {
+  claimed: number;
+  errors: number;
+  outcomes: Partial<Record<ApplyOutcome, number>>;
+  /** of the `applied` ones: the status each moved to */
+  movedTo: Record<string, number>;
+};
+
+const emptyCounts = (): RunCounts => ({ claimed: 0, errors: 0, outcomes: {}, movedTo: {} });
+const bump = <K extends string>(m: Partial<Record<K, number>>, k: K) => {
+  m[k] = (m[k] ?? 0) + 1;
+};
+const tally = (c: RunCounts, result: Pick<ApplyResult, 'outcome' | 'status'>) => {
+  bump(c.outcomes, result.outcome);
+  if (result.outcome === 'applied' && result.status) bump(c.movedTo, result.status);
+};
+const NOT_FOUND = { outcome: 'not_found', status: null } as const;
+
+/** The notice of closing an expired order here, applied like any channel's answer. */
+function expiryNotice(order: OrderRow, now: Date): ChannelNotice {
+  return {
+    scene: 'payment',
+    orderNo: order.orderNo,
+    refundNo: null,
+    channelTradeNo: order.channelTradeNo,
+    amount: order.amount,
+    currency: order.currency,
+    outcome: 'closed',
+    occurredAt: now,
+    merchantId: null,
+    payload: { closedBy: 'closeExpiredPaymentOrders', expiresAt: order.expiresAt.toISOString() },
+  };
+}
+
+/**
+ * The compensation jobs (issue 16 item 5; spec §4.5): a callback can be lost, so what the
+ * channels know is asked for and applied by applyNotice, the callback's own path. Rows are
+ * claimed with a lease (compensation/repository.ts), so instances running a job at once never
+ * query one row twice; a failed call leaves the row as it was for the next run.
+ */
+export function createCompensationService(deps: OrdersDeps & { log: Pick<Logger, 'warn'> }) {
+  const { db, clock, configs, apply } = deps;
+
+  /** Claims batches until none is left or the run's bound is reached; `handle` never throws. */
+  async function sweep<T extends { id: number }>(
+    claim: (db: Db, c: Claim) => Promise<T[]>,
+    handle: (row: T, counts: RunCounts) => Promise<void>,
+  ): Promise<RunCounts> {
+    const counts = emptyCounts();
+    let afterId = 0;
+    while (counts.claimed < RUN_MAX) {
+      const now = clock();
+      const limit = Math.min(BATCH, RUN_MAX - counts.claimed);
+      const batch = await claim(db, { now, leaseUntil: new Date(now.getTime() + LEASE_MS), limit, afterId });
+      if (batch.length === 0) break;
+      counts.claimed += batch.length;
+      afterId = batch[batch.length - 1]?.id ?? afterId;
+      for (const row of batch) await handle(row, counts);
+    }
+    return counts;
+  }
+
+  /** A failed call or a throw while applying: counted, logged, the row left for the next run. */
+  async function guarded(what: Record<string, unknown>, counts: RunCounts, work: () => Promise<void>) {
+    try {
+      await work();
+    } catch (err) {
+      counts.errors++;
+      deps.log.warn({ ...what, err }, 'payment compensation: the channel call or its application failed');
+    }
+  }
+
+  async function channelFor(order: OrderRow) {
+    return channelOf(deps, await configs.byId({ tenantId: order.tenantId }, order.configId));
+  }
+
+  type Channel = Awaited<ReturnType<typeof channelFor>>;
+
+  async function queryOrder({ adapter, config }: Channel, order: OrderRow): Promise<ChannelNotice | null> {
+    const notice = await adapter.queryOrder(config, order.orderNo, { createdAt: order.createdAt });
+    if (notice && (notice.scene !== 'payment' || notice.orderNo !== order.orderNo))
+      throw new Error(`the channel answered for ${notice.scene} ${notice.orderNo}, not order ${order.orderNo}`);
+    return notice;
+  }
+
+  async function reconcileOrder(order: OrderRow, counts: RunCounts) {
+    await guarded({ orderId: order.id }, counts, async () => {
+      const notice = await queryOrder(await channelFor(order), order);
+      if (!notice) return tally(counts, NOT_FOUND);
+      tally(counts, await apply.applyNotice({ tenantId: order.tenantId }, notice));
+    });
+  }
+
+  async function reconcileRefund(refund: RefundRow, counts: RunCounts) {
+    await guarded({ refundId: refund.id }, counts, async () => {
+      const scope = { tenantId: refund.tenantId };
+      const order = await findOrder(db, scope, refund.orderId);
+      if (!order) throw new Error(`refund ${refund.id} has no order`);
+      const { adapter, config } = await channelFor(order);
+      const notice = await adapter.queryRefund(config, {
+        orderNo: order.orderNo,
+        refundNo: refund.refundNo,
+        createdAt: refund.createdAt,
+      });
+      if (!notice) return tally(counts, NOT_FOUND);
+      if (notice.scene !== 'refund' || notice.refundNo !== refund.refundNo)
+        throw new Error(`the channel answered for ${notice.scene} ${notice.refundNo}, not refund ${refund.refundNo}`);
+      tally(counts, await apply.applyNotice(scope, notice));
+    });
+  }
+
+  /**
+   * An expired order is asked for first: what the channel settled (paid above all) is applied and
+   * never closed over. Still open there → closed at the channel, then here; unknown there (the
+   * creation never reached it) → closed here only, as there is nothing to close at the channel.
+   */
+  async function closeExpired(order: OrderRow, counts: RunCounts) {
+    await guarded({ orderId: order.id }, counts, async () => {
+      const scope = { tenantId: order.tenantId };
+      const channel = await channelFor(order);
+      const notice = await queryOrder(channel, order);
+      if (notice && notice.outcome !== 'pending') return tally(counts, await apply.applyNotice(scope, notice));
+      if (notice) await channel.adapter.closeOrder(channel.config, order.orderNo);
+      tally(counts, await apply.applyNotice(scope, expiryNotice(order, clock())));
+    });
+  }
+
+  return {
+    /** paymentReconciliation (every 10 minutes): stale paying/unknown orders, then stale refunds. */
+    async reconcile(): Promise<{ orders: RunCounts; refunds: RunCounts }> {
+      const createdBefore = () => new Date(clock().getTime() - STALE_AFTER_MS);
+      const orders = await sweep((tx, c) => claimStaleOrders(tx, c, createdBefore()), reconcileOrder);
+      const refunds = await sweep((tx, c) => claimStaleRefunds(tx, c, createdBefore()), reconcileRefund);
+      return { orders, refunds };
+    },
+
+    /** closeExpiredPaymentOrders (every 5 minutes). */
+    closeExpired: (): Promise<RunCounts> => sweep(claimExpiredOrders, closeExpired),
+  };
+}
+
+export type CompensationService = ReturnType<typeof createCompensationService>;
