@@ -36,6 +36,8 @@ type Order = { id: number; orderNo: string; amount: number; createdAt: string };
 export type PaymentRow = {
   channel: Channel;
   reqPerSec: number;
+  /** CPU time of the bench process (service and HTTP client) per measured callback: what the load costs Node, whatever else runs */
+  cpuMsPerCallback: number;
   p50: number;
   p99: number;
   bareOpsPerSec: number;
@@ -86,7 +88,9 @@ async function channelRow(service: InProcess, token: string, sims: Sims, channel
     // the warm-up also makes channel_a download its platform certificates once
     await drive(service.base, channel, callbacks.slice(0, WARMUP), agent);
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     const times = await drive(service.base, channel, callbacks.slice(WARMUP), agent);
+    const cpu = process.cpuUsage(cpu0);
     const seconds = (performance.now() - t0) / 1000;
     const applied = await appliedCount(service, orders.slice(WARMUP));
     if (applied.succeeded !== CALLBACKS || applied.events !== CALLBACKS || applied.logs !== CALLBACKS)
@@ -102,6 +106,7 @@ async function channelRow(service: InProcess, token: string, sims: Sims, channel
     return {
       channel,
       reqPerSec: CALLBACKS / seconds,
+      cpuMsPerCallback: (cpu.user + cpu.system) / 1000 / CALLBACKS,
       p50: quantile(times, 0.5),
       p99: quantile(times, 0.99),
       bareOpsPerSec,
@@ -394,6 +399,7 @@ export function paymentSection(rows: PaymentRow[], table: Table, extraNotes: str
         'callbacks/s',
         'p50 ms',
         'p99 ms',
+        'Node CPU ms/callback',
         'bare verifications/s',
         'ratio to bare',
         'storm p50 ms',
@@ -405,6 +411,7 @@ export function paymentSection(rows: PaymentRow[], table: Table, extraNotes: str
         f(r.reqPerSec),
         f(r.p50, 2),
         f(r.p99, 2),
+        f(r.cpuMsPerCallback, 2),
         f(r.bareOpsPerSec),
         f(r.reqPerSec / r.bareOpsPerSec, 3),
         f(r.stormP50, 1),
@@ -414,6 +421,8 @@ export function paymentSection(rows: PaymentRow[], table: Table, extraNotes: str
       1,
     ),
     '',
+    '- Node CPU ms/callback: user + system time of the bench process (the service and the HTTP client, not ' +
+      'PostgreSQL) over the measured callbacks ÷ their number; less sensitive than callbacks/s to other load on the machine',
     '- bare: channel_a = SHA256withRSA verify of `timestamp\\nnonce\\nbody\\n` + AES-256-GCM decrypt of the resource; ' +
       'channel_b = RSA2 verify of the sorted string; channel_c = chain check of the carried certificate against the ' +
       'intermediate + SHA256withRSA verify of the hex SHA-256 (the service caches the chain check per certificate, the ' +
