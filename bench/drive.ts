@@ -1,9 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { quantile, type Raw, withInProcessService } from './in-process.ts';
 import { limitTarget, type Target } from './targets.ts';
 
 /**
@@ -33,71 +30,23 @@ export type DriveTreeRow = {
   notes: string[];
 };
 
-type Raw = { query(text: string, params?: unknown[]): Promise<{ rows: Record<string, unknown>[] }> };
-
-const quantile = (sorted: number[], q: number) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN;
-
 export async function driveTreeScenario(database: string): Promise<DriveTreeRow> {
-  const [{ buildApp }, { loadConfig }, { seedIdentity }, { createCache }, { openDatabase }, { runMigrations }] =
-    await Promise.all([
-      import('../packages/server/src/app.ts'),
-      import('../packages/server/src/config.ts'),
-      import('../packages/server/src/modules/identity/index.ts'),
-      import('../packages/server/src/platform/cache/cache.ts'),
-      import('../packages/server/src/platform/db/client.ts'),
-      import('../packages/server/src/platform/db/migrate.ts'),
-    ]);
-  const { startEmbeddedPostgres } = await import('../packages/server/src/platform/db/embedded-server.ts');
-  const dataDir = mkdtempSync(join(os.tmpdir(), 'atrium-bench-drive-'));
-  try {
-    const config = loadConfig({
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      JWT_SECRET: randomBytes(48).toString('base64url'),
-      SECRET_KEYS: `bench:${randomBytes(32).toString('base64')}`,
-      SEED_ADMIN_PASSWORD: PASSWORD,
-      CAPTCHA_ENABLED: 'false',
-      LOG_LEVEL: 'warn',
-    });
-    const embedded = await startEmbeddedPostgres(dataDir, { log: () => {} });
-    try {
-      const db = await openDatabase({ url: embedded.url, kind: 'embedded', poolMax: config.databasePoolMax });
-      const cache = createCache({ redisUrl: null, prefix: config.redisKeyPrefix });
-      let app: FastifyInstance | null = null;
-      try {
-        await runMigrations(db);
-        app = await buildApp({ config, database: db, cache });
-        await seedIdentity(app.ctx, app.permissionCodes);
-        const raw = (db.db as unknown as { $client: Raw }).$client;
-        const seeded = await seed(app, raw);
-        await app.listen({ host: '127.0.0.1', port: 0 });
-        const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-        const list = await listing(base, seeded);
-        const role = await roles(app, seeded);
-        return {
-          database,
-          listP50: list[0],
-          listP99: list[1],
-          roleP50: role[0],
-          roleP99: role[1],
-          notes: [
-            `listing: ${LIST_REQUESTS} sequential GET /api/drive/nodes?spaceId&parentId&page&pageSize=${PAGE} (pages 1–${FOLDER_SIZE / PAGE} in turn, name order) after ${WARMUP} warm-up requests, one keep-alive connection; the user holds a viewer grant on the folder and no space role`,
-            `effective role: ${ROLE_CALLS} calls of the access gate on the deepest node (depth ${DEPTH}) after ${WARMUP} warm-up calls; ${GRANTS} grants along its chain, ${GRANTS / DEPTH} per level, a fifth of them to the user's own subjects`,
-          ],
-        };
-      } finally {
-        await app?.close();
-        await cache.close();
-        await db.close();
-      }
-    } finally {
-      await embedded.stop();
-    }
-  } finally {
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  return withInProcessService({ prefix: 'atrium-bench-drive-', password: PASSWORD }, async ({ app, raw, base }) => {
+    const seeded = await seed(app, raw);
+    const list = await listing(base, seeded);
+    const role = await roles(app, seeded);
+    return {
+      database,
+      listP50: list[0],
+      listP99: list[1],
+      roleP50: role[0],
+      roleP99: role[1],
+      notes: [
+        `listing: ${LIST_REQUESTS} sequential GET /api/drive/nodes?spaceId&parentId&page&pageSize=${PAGE} (pages 1–${FOLDER_SIZE / PAGE} in turn, name order) after ${WARMUP} warm-up requests, one keep-alive connection; the user holds a viewer grant on the folder and no space role`,
+        `effective role: ${ROLE_CALLS} calls of the access gate on the deepest node (depth ${DEPTH}) after ${WARMUP} warm-up calls; ${GRANTS} grants along its chain, ${GRANTS / DEPTH} per level, a fifth of them to the user's own subjects`,
+      ],
+    };
+  });
 }
 
 type Seeded = { tenantId: number; userId: number; spaceId: number; folderId: number; deepId: number; token: string };

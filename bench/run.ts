@@ -39,6 +39,7 @@ import {
   oauthTargets,
   oidcProviderRows,
 } from './oauth.ts';
+import { paymentScenario, paymentSection } from './payments.ts';
 import { type PgMemory, postgresMemory } from './postgres-memory.ts';
 import { serviceArgs, stop } from './service-command.ts';
 import { type Capture, captureSql } from './sql-capture.ts';
@@ -61,6 +62,7 @@ const WARMUP_SECONDS = 2;
 const MEASURE_SECONDS = 8;
 const ADMIN_PASSWORD = `Bench#${randomBytes(6).toString('hex')}`;
 const ONLY = process.env.BENCH_ONLY || null;
+const ALONE = ['notifications', 'oauth', 'frontend-errors', 'drive', 'payments'];
 const LATEST = join(ROOT, 'bench/results/latest.md');
 const DATABASE = 'embedded PostgreSQL';
 const BASELINE_PG_SCRIPT = join(ROOT, 'bench/baseline-pg.ts');
@@ -87,14 +89,13 @@ const children = new Set<ChildProcess>();
 const dataDirs = new Set<string>();
 
 async function main() {
-  if (ONLY !== null && ONLY !== 'notifications' && ONLY !== 'oauth' && ONLY !== 'frontend-errors' && ONLY !== 'drive')
-    throw new Error(
-      `BENCH_ONLY=${ONLY}: the scenarios that run alone are "notifications", "oauth" and "frontend-errors"`,
-    );
+  if (ONLY !== null && !ALONE.includes(ONLY))
+    throw new Error(`BENCH_ONLY=${ONLY}: the scenarios that run alone are ${ALONE.map((s) => `"${s}"`).join(', ')}`);
   if (ONLY === 'notifications') return notificationsOnly();
   if (ONLY === 'oauth') return oauthOnly();
   if (ONLY === 'frontend-errors') return frontendErrorsOnly();
   if (ONLY === 'drive') return driveOnly();
+  if (ONLY === 'payments') return paymentsOnly();
   const loadAtStart = os.loadavg()[0] ?? 0;
   const rows: Row[] = [];
   const fileRows: FileRow[] = [];
@@ -204,6 +205,7 @@ async function main() {
   const notificationRows = [await notificationScenario(DATABASE)];
   const reportRows = await frontendErrorRows(reportHarness, DATABASE);
   const driveRows = [await driveTreeScenario(DATABASE)];
+  const paymentRows = await paymentScenario();
 
   const failed = rows.filter((r) => r.non2xx > 0 || r.errors > 0);
   for (const r of failed) notes.push(`${r.scenario}: ${r.non2xx} non-2xx responses, ${r.errors} errors`);
@@ -225,7 +227,9 @@ async function main() {
     notificationSection(notificationRows, table).join('\n'),
     frontendErrorSection(reportRows, table).join('\n'),
     driveSection(driveRows, table).join('\n'),
+    paymentSection(paymentRows, table).join('\n'),
   ].join('\n');
+  if (paymentRows.some((r) => r.problems.length > 0)) process.exitCode = 1;
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   writeFileSync(LATEST, report);
   console.log(report);
@@ -278,15 +282,7 @@ async function oauthOnly() {
 async function frontendErrorsOnly() {
   const loadAtStart = os.loadavg()[0] ?? 0;
   const rows = await frontendErrorRows(reportHarness, DATABASE);
-  const section = frontendErrorSection(rows, table, [frontendErrorsAloneNote(loadAtStart)]).join('\n');
-  const previous = existsSync(LATEST) ? readFileSync(LATEST, 'utf8') : '# Atrium benchmark\n';
-  const existing = /\n## Front-end errors\n[\s\S]*?(?=\n## |$)/;
-  const next = existing.test(previous)
-    ? previous.replace(existing, `\n${section}`)
-    : `${previous.replace(/\n*$/, '\n')}\n${section}`;
-  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
-  writeFileSync(LATEST, next);
-  console.log(section);
+  replaceSection('Front-end errors', frontendErrorSection(rows, table, [frontendErrorsAloneNote(loadAtStart)]));
 }
 
 /** BENCH_ONLY=drive: the drive tree scenarios alone; replaces the Drive section of latest.md, keeps the rest. */
@@ -299,11 +295,25 @@ async function driveOnly() {
     `targets: ${driveTreeTargets(rows)
       .map((t) => `${t.name} ${t.compared} (${t.met ? 'met' : 'NOT met'})`)
       .join('; ')}`;
-  const section = driveSection(rows, table, [note]).join('\n');
+  replaceSection('Drive', driveSection(rows, table, [note]));
+}
+
+/** BENCH_ONLY=payments: the payment callback scenarios alone; replaces the Payments section of latest.md, keeps the rest. */
+async function paymentsOnly() {
+  const loadAtStart = os.loadavg()[0] ?? 0;
+  const rows = await paymentScenario();
+  replaceSection('Payments', paymentSection(rows, table, [aloneNote('payments', loadAtStart)]));
+  // the storm's one-change-one-event check (and the throughput run's) fails the run, after its numbers are written
+  if (rows.some((r) => r.problems.length > 0)) process.exitCode = 1;
+}
+
+/** Replaces the `## heading` section of latest.md with `lines` (appended if missing), keeping the rest; prints it. */
+function replaceSection(heading: string, lines: string[]) {
+  const section = lines.join('\n');
   const previous = existsSync(LATEST) ? readFileSync(LATEST, 'utf8') : '# Atrium benchmark\n';
-  const existing = /\n## Drive\n[\s\S]*?(?=\n## |$)/;
+  const existing = new RegExp(`\\n## ${heading}\\n[\\s\\S]*?(?=\\n## |$)`);
   const next = existing.test(previous)
-    ? previous.replace(existing, `\n${section}`)
+    ? previous.replace(existing, () => `\n${section}`)
     : `${previous.replace(/\n*$/, '\n')}\n${section}`;
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   writeFileSync(LATEST, next);
