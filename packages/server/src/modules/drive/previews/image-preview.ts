@@ -1,4 +1,4 @@
-import sharp, { type OutputInfo } from 'sharp';
+import type { OutputInfo } from 'sharp';
 import { driveErrors } from '../errors.ts';
 import { watermarkPixels } from './watermark.ts';
 
@@ -37,6 +37,10 @@ export function rasterSignature(b: Buffer): boolean {
 
 export type ImagePreview = { body: Buffer; mime: 'image/jpeg' | 'image/png' };
 
+let sharpModule: Promise<typeof import('sharp')> | null = null;
+/** libvips is loaded on the first preview, not at start: an instance that never previews keeps its memory. */
+const loadSharp = async () => (await (sharpModule ??= import('sharp'))).default;
+
 /** True when every alpha value of interleaved raw pixels is 255 (then the alpha is dropped). */
 function opaque(data: Buffer, channels: number): boolean {
   for (let i = channels - 1; i < data.length; i += channels) if (data[i] !== 255) return false;
@@ -51,6 +55,7 @@ function opaque(data: Buffer, channels: number): boolean {
  * readable raster image is 422 drive.preview_unreadable, one too large 422 drive.preview_too_large.
  */
 export async function renderImage(bytes: Buffer, watermark: string | null): Promise<ImagePreview> {
+  const sharp = await loadSharp();
   const options = { limitInputPixels: IMAGE_LIMITS.inputPixels, pages: 1 } as const;
   if (!rasterSignature(bytes)) throw driveErrors.previewUnreadable();
   let format: string | undefined;
