@@ -1,9 +1,13 @@
 import { createHash, createPublicKey, createVerify, randomBytes, X509Certificate } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { decryptResource } from '../packages/server/src/modules/payment/channels/channel-a/aead.ts';
-import { startChannelASimulator } from '../packages/server/test/payment/simulator/channel-a.ts';
-import { startChannelBSimulator } from '../packages/server/test/payment/simulator/channel-b.ts';
-import { createChannelCSimulator } from '../packages/server/test/payment/simulator/channel-c.ts';
+import {
+  closeSims,
+  configBodies,
+  type Sims,
+  simulatorHosts,
+  startSims,
+} from '../packages/server/test/payment/simulator/sims.ts';
 import { type InProcess, quantile, withInProcessService } from './in-process.ts';
 
 /**
@@ -26,11 +30,6 @@ const PASSWORD = `Bench#${randomBytes(6).toString('hex')}`;
 
 type Channel = 'channel_a' | 'channel_b' | 'channel_c';
 type Callback = { rawBody: Buffer; headers: Record<string, string> };
-type Sims = {
-  a: Awaited<ReturnType<typeof startChannelASimulator>>;
-  b: Awaited<ReturnType<typeof startChannelBSimulator>>;
-  c: Awaited<ReturnType<typeof createChannelCSimulator>>;
-};
 type Order = { id: number; orderNo: string; amount: number; createdAt: string };
 
 export type PaymentRow = {
@@ -56,13 +55,11 @@ const ACK: Record<Channel, { status: number; body: string }> = {
 };
 
 export async function paymentScenario(): Promise<PaymentRow[]> {
-  const [a, b, c] = await Promise.all([startChannelASimulator(), startChannelBSimulator(), createChannelCSimulator()]);
-  const sims: Sims = { a, b, c };
-  const ports = [a.baseUrl, b.config.baseUrl ?? '', c.baseUrl].map((u) => `127.0.0.1:${new URL(u).port}`);
+  const sims = await startSims();
   try {
     return await withInProcessService(
       // the adapters reach the simulators on loopback, which egress refuses unless allowed
-      { prefix: 'atrium-bench-payments-', password: PASSWORD, env: { EGRESS_ALLOW_HOSTS: ports.join(',') } },
+      { prefix: 'atrium-bench-payments-', password: PASSWORD, env: { EGRESS_ALLOW_HOSTS: simulatorHosts(sims) } },
       async (service) => {
         const token = await signIn(service);
         const rows: PaymentRow[] = [];
@@ -74,7 +71,7 @@ export async function paymentScenario(): Promise<PaymentRow[]> {
       },
     );
   } finally {
-    await Promise.all([a.close(), b.close(), c.close()]);
+    await closeSims(sims);
   }
 }
 
@@ -138,35 +135,7 @@ async function call(service: InProcess, token: string, url: string, payload: obj
 
 /** One configuration of the channel pointing at its simulator, in the stored shape (configs/fields.ts). */
 async function configure(service: InProcess, token: string, s: Sims, channel: Channel) {
-  const a = s.a.config();
-  const b = s.b.config;
-  const c = s.c.config();
-  const bodies = {
-    channel_a: {
-      fields: { mchId: a.mchId, appId: a.appId, merchantSerialNo: a.merchantSerialNo, baseUrl: a.baseUrl ?? '' },
-      secrets: { merchantPrivateKey: a.merchantPrivateKey, apiV3Key: a.apiV3Key },
-    },
-    channel_b: {
-      fields: {
-        appId: b.appId,
-        baseUrl: b.baseUrl ?? '',
-        walletPublicKey: b.mode === 'publicKey' ? b.walletPublicKey : '',
-      },
-      secrets: { appPrivateKey: b.appPrivateKey },
-    },
-    channel_c: {
-      fields: {
-        merId: c.merId,
-        signCertPem: c.signCertPem,
-        rootCertPem: c.rootCertPem,
-        middleCertPem: c.middleCertPem,
-        signerCn: c.signerCn,
-        baseUrl: c.baseUrl,
-      },
-      secrets: { signKeyPem: c.signKeyPem },
-    },
-  };
-  await call(service, token, '/api/payment/channel-configs', { channel, name: channel, ...bodies[channel] });
+  await call(service, token, '/api/payment/channel-configs', { channel, name: channel, ...configBodies(s)[channel] });
 }
 
 let seq = 0;

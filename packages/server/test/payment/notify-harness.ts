@@ -3,9 +3,9 @@ import { eq } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { paymentEventRecords, paymentNotifyLogs, paymentOrders } from '../../src/modules/payment/tables.ts';
 import { call, createTestApp, createTwoInstances, type TestApp, type TestAppOptions } from '../helpers/app.ts';
-import { type ChannelASimulator, startChannelASimulator } from './simulator/channel-a.ts';
-import { type ChannelBSimulator, startChannelBSimulator } from './simulator/channel-b.ts';
-import { type ChannelCSimulator, createChannelCSimulator } from './simulator/channel-c.ts';
+import { configBodies, type Sims, simulatorHosts } from './simulator/sims.ts';
+
+export { closeSims, type Sims, startSims } from './simulator/sims.ts';
 
 /**
  * The callback route against the three channel simulators: the app's egress allow-list names
@@ -13,59 +13,15 @@ import { type ChannelCSimulator, createChannelCSimulator } from './simulator/cha
  * of each channel pointing at its simulator, and callbacks are injected with exactly the bytes
  * and headers the simulators produce.
  */
-export type Sims = { a: ChannelASimulator; b: ChannelBSimulator; c: ChannelCSimulator };
-
-export async function startSims(): Promise<Sims> {
-  const [a, b, c] = await Promise.all([startChannelASimulator(), startChannelBSimulator(), createChannelCSimulator()]);
-  return { a, b, c };
-}
-
-export const closeSims = async (s: Sims | undefined) => {
-  await Promise.all([s?.a.close(), s?.b.close(), s?.c.close()]);
-};
-
 const SHARED_SECRET_KEY = `test:${randomBytes(32).toString('base64')}`;
 
 function appOptions(s: Sims): TestAppOptions {
-  const ports = [s.a.baseUrl, s.b.config.baseUrl ?? '', s.c.baseUrl].map((u) => `127.0.0.1:${new URL(u).port}`);
   // one field-encryption key for both instances: each opens the configuration secrets the other sealed
-  return { env: { EGRESS_ALLOW_HOSTS: ports.join(','), SECRET_KEYS: SHARED_SECRET_KEY } };
+  return { env: { EGRESS_ALLOW_HOSTS: simulatorHosts(s), SECRET_KEYS: SHARED_SECRET_KEY } };
 }
 
 export const notifyApp = (s: Sims) => createTestApp(appOptions(s));
 export const notifyInstances = (s: Sims) => createTwoInstances(appOptions(s));
-
-/** The stored shape (configs/fields.ts) of each simulator's merchant configuration. */
-export function configBodies(s: Sims) {
-  const a = s.a.config();
-  const b = s.b.config;
-  const c = s.c.config();
-  return {
-    channel_a: {
-      fields: { mchId: a.mchId, appId: a.appId, merchantSerialNo: a.merchantSerialNo, baseUrl: a.baseUrl ?? '' },
-      secrets: { merchantPrivateKey: a.merchantPrivateKey, apiV3Key: a.apiV3Key },
-    },
-    channel_b: {
-      fields: {
-        appId: b.appId,
-        baseUrl: b.baseUrl ?? '',
-        walletPublicKey: b.mode === 'publicKey' ? b.walletPublicKey : '',
-      },
-      secrets: { appPrivateKey: b.appPrivateKey },
-    },
-    channel_c: {
-      fields: {
-        merId: c.merId,
-        signCertPem: c.signCertPem,
-        rootCertPem: c.rootCertPem,
-        middleCertPem: c.middleCertPem,
-        signerCn: c.signerCn,
-        baseUrl: c.baseUrl,
-      },
-      secrets: { signKeyPem: c.signKeyPem },
-    },
-  };
-}
 
 export type Channel = 'channel_a' | 'channel_b' | 'channel_c';
 

@@ -39,7 +39,10 @@ export type ImagePreview = { body: Buffer; mime: 'image/jpeg' | 'image/png' };
 
 let sharpModule: Promise<typeof import('sharp')> | null = null;
 /** libvips is loaded on the first preview, not at start: an instance that never previews keeps its memory. */
-const loadSharp = async () => (await (sharpModule ??= import('sharp'))).default;
+async function loadSharp() {
+  sharpModule ??= import('sharp');
+  return (await sharpModule).default;
+}
 
 /** True when every alpha value of interleaved raw pixels is 255 (then the alpha is dropped). */
 function opaque(data: Buffer, channels: number): boolean {
