@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paymentChannelConfigs } from '../../src/modules/payment/tables.ts';
 import { createTestApp, call as rawCall, type TestApp } from '../helpers/app.ts';
@@ -12,7 +13,13 @@ let other: TenantFixture;
 let nobody: { token: string };
 let viewer: { token: string };
 const answers: string[] = [];
-const SECRET = 'super-secret-private-key-material';
+/** a real merchant key: saving checks that it parses */
+const SECRET = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  .privateKey.export({ type: 'pkcs8', format: 'pem' })
+  .toString();
+const platformPublicKey = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  .publicKey.export({ type: 'spki', format: 'pem' })
+  .toString();
 
 async function call(...args: Parameters<typeof rawCall>) {
   const res = await rawCall(...args);
@@ -57,7 +64,7 @@ describe('payment channel configurations', () => {
       body: {
         status: 'disabled',
         notifyUrl: 'https://own.example.com/cb',
-        fields: { platformPublicKeyId: 'PUB_KEY_ID_1' },
+        fields: { platformPublicKeyId: 'PUB_KEY_ID_1', platformPublicKey },
       },
     });
     expect(upd.statusCode, upd.body).toBe(200);

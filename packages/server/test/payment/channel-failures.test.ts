@@ -19,6 +19,7 @@ let queryAnswer: ChannelNotice | null = null;
 
 const scripted: ChannelAdapter<unknown> = {
   code: 'channel_b',
+  checkConfig: () => [],
   verifyCallback: async () => ({ valid: false, reason: 'not used' }),
   ack: {
     success: { status: 200, contentType: 'text/plain', body: 'success' },
@@ -125,6 +126,8 @@ describe('channel failures', () => {
   });
 
   it('an order number the channel refuses is refused before any order exists (channel_c: 8-32 letters and digits)', async () => {
+    // scripted too: the configuration's keys do not matter to a refusal that precedes any call
+    t.app.payment.adapters.add({ ...scripted, code: 'channel_c' }, () => ({}));
     const cfg = await call(t.app, 'POST', '/api/payment/channel-configs', {
       token,
       body: {

@@ -25,7 +25,7 @@ export const notifyInstances = (s: Sims) => createTwoInstances(appOptions(s));
 
 export type Channel = 'channel_a' | 'channel_b' | 'channel_c';
 
-export async function configure(t: TestApp, token: string, s: Sims, channel: Channel, name = channel) {
+export async function configure(t: TestApp, token: string, s: Sims, channel: Channel, name: string = channel) {
   const res = await call(t.app, 'POST', '/api/payment/channel-configs', {
     token,
     body: { channel, name, ...configBodies(s)[channel] },

@@ -46,12 +46,12 @@ export function createPaymentModule(
   } = {},
 ) {
   const { db, clock } = ctx;
-  const configs = createChannelConfigService(ctx);
-  const outbox = createOutboxService({ db, clock, log: ctx.log });
-  const apply = createApplyService({ db, clock, outbox, emitWithin: deps.emitWebhookWithin });
   const adapters = createAdapterRegistry();
   adapters.add(createSandboxAdapter(createSandboxLookup(db), clock), (c) => ({ tenantId: c.tenantId }));
   registerChannelAdapters(adapters, { egress: ctx.egress, clock, cache: ctx.cache });
+  const configs = createChannelConfigService(ctx, adapters);
+  const outbox = createOutboxService({ db, clock, log: ctx.log });
+  const apply = createApplyService({ db, clock, outbox, emitWithin: deps.emitWebhookWithin });
   const orderDeps = { db, clock, configs, adapters, apply };
   const orders = createOrdersService(orderDeps);
   const refunds = createRefundsService(orderDeps);

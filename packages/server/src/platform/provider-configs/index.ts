@@ -30,5 +30,6 @@
 export { listedConfigColumns, listedConfigIndexes, singleConfigColumns, singleConfigIndexes } from './columns.ts';
 export { createListedConfigs, type ListedConfigErrors } from './listed.ts';
 export { listedConfigRepository, singleConfigRepository } from './repository.ts';
+export { ConnectionTestResult } from './schemas.ts';
 export { configSecret } from './secret.ts';
 export { createSingleConfigs } from './single.ts';

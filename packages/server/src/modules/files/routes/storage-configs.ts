@@ -1,14 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { route } from '../../../platform/http/route.ts';
 import { IdParams, Ok, PageOf } from '../../../platform/http/schemas.ts';
+import { ConnectionTestResult } from '../../../platform/provider-configs/index.ts';
 import type { StorageConfigService } from '../storage/configs-service.ts';
-import {
-  StorageConfig,
-  StorageConfigCreate,
-  StorageConfigQuery,
-  StorageConfigUpdate,
-  StorageTestResult,
-} from '../storage/schemas.ts';
+import { StorageConfig, StorageConfigCreate, StorageConfigQuery, StorageConfigUpdate } from '../storage/schemas.ts';
 
 const tags = ['Files'];
 
@@ -113,7 +108,7 @@ export function registerStorageRoutes(app: FastifyInstance, configs: StorageConf
       tags,
       summary: 'Check connectivity: write, read back and delete a small probe object',
       params: IdParams,
-      response: StorageTestResult,
+      response: ConnectionTestResult,
     },
     handler: async (req) => configs.test(req.scope, req.params.id),
   });

@@ -83,9 +83,3 @@ export const StorageConfigQuery = Type.Object({
   kind: Type.Optional(StorageKind),
   status: Type.Optional(Status),
 });
-
-export const StorageTestResult = Type.Object({
-  ok: Type.Boolean(),
-  /** what failed, or null; never contains the secret */
-  message: Type.Union([Type.String(), Type.Null()]),
-});

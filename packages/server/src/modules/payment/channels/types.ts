@@ -7,6 +7,10 @@
  * one code path whether it came from a callback or from a query.
  */
 
+import type { ConfigProblem } from './config-checks.ts';
+
+export type { ConfigProblem };
+
 export type ChannelCode = 'channel_a' | 'channel_b' | 'channel_c' | 'sandbox';
 export type Scene = 'payment' | 'refund';
 
@@ -89,6 +93,11 @@ export type RefundForChannel = {
  */
 export interface ChannelAdapter<C> {
   readonly code: ChannelCode;
+  /**
+   * What would make the configuration fail at the channel — a key that does not parse, a
+   * certificate that does not match its key or is out of date — checked when it is saved.
+   */
+  checkConfig(config: C, now: Date): ConfigProblem[];
   /** Verifies and parses a callback with one configuration; never throws for a bad message. */
   verifyCallback(config: C, input: InboundCallback, now: Date): Promise<VerifyResult>;
   /** The channel's own success and failure acknowledgements. */

@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { AppContext } from '../../../platform/context.ts';
 import type { PageRequest } from '../../../platform/db/scoped.ts';
 import { createListedConfigs } from '../../../platform/provider-configs/index.ts';
-import type { ChannelCode } from '../channels/types.ts';
+import type { AdapterRegistry } from '../adapters.ts';
+import { ChannelCallError, type ChannelCode } from '../channels/types.ts';
 import { paymentErrors } from '../errors.ts';
 import { CHANNEL_CONFIG_SECRET, paymentChannelConfigs } from '../tables.ts';
 import { CHANNEL_FIELDS, checkGroup } from './fields.ts';
@@ -32,7 +34,10 @@ export const notifyPath = (channel: ChannelCode) => `/api/public/payment/notify/
  * Channel configurations (issue 16 item 1) through the provider-configuration kit: several per
  * channel per tenant, each enabled or not; the secrets one encrypted JSON object, never answered.
  */
-export function createChannelConfigService(ctx: Pick<AppContext, 'db' | 'clock' | 'secrets' | 'config'>) {
+export function createChannelConfigService(
+  ctx: Pick<AppContext, 'db' | 'clock' | 'secrets' | 'config'>,
+  adapters: AdapterRegistry,
+) {
   const configs = createListedConfigs(ctx, {
     table: paymentChannelConfigs,
     secret: CHANNEL_CONFIG_SECRET,
@@ -63,6 +68,7 @@ export function createChannelConfigService(ctx: Pick<AppContext, 'db' | 'clock' 
     return clear ? (JSON.parse(clear) as Record<string, string>) : {};
   }
 
+  /** The registry's names first; then what the channel's adapter finds wrong with the values. */
   function check(channel: ChannelCode, fields: Record<string, string>, secrets: Record<string, string>) {
     const spec = CHANNEL_FIELDS[channel];
     const has = (values: Record<string, string>) => (name: string) => Boolean(values[name]);
@@ -71,7 +77,46 @@ export function createChannelConfigService(ctx: Pick<AppContext, 'db' | 'clock' 
       ...checkGroup('secrets', spec.secrets, secrets, has(secrets)),
     ];
     if (!errors.length && spec.rule) errors.push(...spec.rule(fields));
+    const entry = adapters.get(channel);
+    if (!errors.length && entry) {
+      const config = entry.toConfig({ configId: 0, tenantId: null, fields, secrets, notifyUrl: '' });
+      for (const p of entry.adapter.checkConfig(config, ctx.clock()))
+        errors.push({ field: `${p.field in spec.secrets ? 'secrets' : 'fields'}.${p.field}`, message: p.message });
+    }
     if (errors.length) throw paymentErrors.invalidFields(errors);
+  }
+
+  /**
+   * The connection test: a signed query of an order number that cannot exist. The channel's
+   * signed "no such order" proves the gateway is reachable, our credentials are accepted and its
+   * answers verify with the configured keys or certificates — without touching a real order.
+   */
+  async function test(scope: Scope, id: number) {
+    return configs.test(
+      scope,
+      id,
+      async (row, clear) => {
+        const entry = adapters.get(row.channel);
+        if (!entry) throw new Error(`no adapter for ${row.channel}`);
+        if (row.channel === 'sandbox') return 'The sandbox completes payments locally: there is nothing to reach';
+        const secrets = clear ? (JSON.parse(clear) as Record<string, string>) : {};
+        const config = entry.toConfig({
+          configId: row.id,
+          tenantId: row.tenantId,
+          fields: row.fields,
+          secrets,
+          notifyUrl: '',
+        });
+        const probe = `ATRIUMTEST${randomBytes(8).toString('hex').toUpperCase()}`;
+        const started = performance.now();
+        const answer = await entry.adapter.queryOrder(config, probe, { createdAt: ctx.clock() });
+        const ms = Math.round(performance.now() - started);
+        return answer
+          ? `The channel answered for probe order ${probe} (${answer.outcome}) in ${ms} ms`
+          : `The channel answered, signed, that probe order ${probe} does not exist, in ${ms} ms: credentials and keys work`;
+      },
+      describeFailure,
+    );
   }
 
   const sealable = (secrets: Record<string, string>) =>
@@ -123,6 +168,8 @@ export function createChannelConfigService(ctx: Pick<AppContext, 'db' | 'clock' 
 
     remove: (scope: Scope, id: number) => configs.remove(scope, id),
 
+    test,
+
     /** The enabled configuration an order uses: the one named, or the channel's first (orders service). */
     async forOrder(scope: Scope, channel: ChannelCode, configId?: number): Promise<ChannelConfigRow> {
       if (configId === undefined) {
@@ -147,3 +194,9 @@ export function createChannelConfigService(ctx: Pick<AppContext, 'db' | 'clock' 
 }
 
 export type ChannelConfigService = ReturnType<typeof createChannelConfigService>;
+
+/** A channel's refusal with its code; anything else (unreachable, refused by the egress policy) as it says. */
+function describeFailure(err: unknown): string {
+  if (err instanceof ChannelCallError && err.detail.code) return `${err.message} (${err.detail.code})`;
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { route } from '../../../platform/http/route.ts';
 import { IdParams, Ok, PageOf } from '../../../platform/http/schemas.ts';
+import { ConnectionTestResult } from '../../../platform/provider-configs/index.ts';
 import type { ChannelConfigService } from './configs-service.ts';
 import { ChannelConfig, ChannelConfigCreate, ChannelConfigQuery, ChannelConfigUpdate } from './schemas.ts';
 
@@ -86,5 +87,21 @@ export function channelConfigRoutes(app: FastifyInstance, configs: ChannelConfig
     handler: async (req) => {
       await configs.remove(req.scope, req.params.id);
     },
+  });
+
+  route(app, {
+    method: 'POST',
+    url: '/api/payment/channel-configs/:id/test',
+    operation: 'payment.channel_config.test',
+    auth: 'user',
+    feature,
+    permission: 'payment:config:edit',
+    schema: {
+      tags,
+      summary: 'Connection test: a signed query of a probe order that cannot exist (credentials, keys, reachability)',
+      params: IdParams,
+      response: ConnectionTestResult,
+    },
+    handler: async (req) => configs.test(req.scope, req.params.id),
   });
 }

@@ -2,7 +2,7 @@ import type { Egress } from '../../../../platform/egress/client.ts';
 import type { ChannelAck, ChannelAdapter } from '../types.ts';
 import { createChannelAApi } from './api.ts';
 import { type CertificateCache, memoryCertificateCache } from './certificate-cache.ts';
-import type { ChannelAConfig } from './config.ts';
+import { type ChannelAConfig, channelAConfigProblems } from './config.ts';
 import { verifyChannelACallback } from './notify.ts';
 import { createPlatformKeys } from './platform-keys.ts';
 
@@ -35,6 +35,7 @@ export function createChannelAAdapter(deps: {
   const api = createChannelAApi({ egress: deps.egress, clock: deps.clock, keyFor: keys.keyFor });
   return {
     code: 'channel_a',
+    checkConfig: channelAConfigProblems,
     ack: CHANNEL_A_ACK,
     verifyCallback: (config, input, now) => verifyChannelACallback(keys.keyFor, config, input, now),
     ...api,

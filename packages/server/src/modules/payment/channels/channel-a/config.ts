@@ -1,4 +1,6 @@
+import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { type Static, Type } from 'typebox';
+import { type ConfigProblem, gatewayUrl, rsaPrivateKey, rsaPublicKey } from '../config-checks.ts';
 
 /**
  * A channel_a (WeChat Pay API v3) merchant configuration, secrets in clear (the payment module
@@ -44,4 +46,23 @@ export function apiV3KeyBytes(config: ChannelAConfig): Buffer {
 
 export function channelABaseUrl(config: ChannelAConfig): string {
   return (config.baseUrl ?? CHANNEL_A_DEFAULT_BASE_URL).replace(/\/+$/, '');
+}
+
+/** What would make this configuration fail at the channel (checked when it is saved). */
+export function channelAConfigProblems(config: ChannelAConfig): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  rsaPrivateKey(problems, 'merchantPrivateKey', () => createPrivateKey(config.merchantPrivateKey));
+  if (Buffer.byteLength(config.apiV3Key, 'utf8') !== 32)
+    problems.push({ field: 'apiV3Key', message: 'must be exactly 32 bytes' });
+  const { platformPublicKeyId: id, platformPublicKey: key } = config;
+  if (id && !id.startsWith(PUBLIC_KEY_ID_PREFIX))
+    problems.push({ field: 'platformPublicKeyId', message: `must start with ${PUBLIC_KEY_ID_PREFIX}` });
+  if (Boolean(id) !== Boolean(key))
+    problems.push({
+      field: id ? 'platformPublicKey' : 'platformPublicKeyId',
+      message: 'the public-key mode needs both the key id and the key',
+    });
+  if (key) rsaPublicKey(problems, 'platformPublicKey', () => createPublicKey(key));
+  gatewayUrl(problems, 'baseUrl', config.baseUrl);
+  return problems;
 }

@@ -1,6 +1,6 @@
 import type { Egress } from '../../../../platform/egress/client.ts';
 import type { ChannelAck, ChannelAdapter } from '../types.ts';
-import type { ChannelBConfig } from './config.ts';
+import { type ChannelBConfig, channelBConfigProblems } from './config.ts';
 import { type ChannelBKeys, loadKeys } from './keys.ts';
 import { verifyNotify } from './notify.ts';
 import { closeTrade, precreate, queryRefund, queryTrade, refundTrade } from './trade-api.ts';
@@ -21,6 +21,7 @@ export function createChannelBAdapter(deps: ChannelBDeps): ChannelAdapter<Channe
   const ctx = (config: ChannelBConfig) => ({ deps, config, keys: loadKeys(config) });
   return {
     code: 'channel_b',
+    checkConfig: channelBConfigProblems,
     ack: ACK,
     // Alipay notifies carry no freshness to check: it resends the same notify for 25 hours, so
     // `now` is unused and a repeat is the payment module's idempotent no-op.

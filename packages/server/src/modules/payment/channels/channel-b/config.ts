@@ -1,4 +1,15 @@
 import { Type } from 'typebox';
+import {
+  type ConfigProblem,
+  certificate,
+  currentCertificate,
+  gatewayUrl,
+  matchesKey,
+  parsed,
+  rsaPrivateKey,
+  rsaPublicKey,
+} from '../config-checks.ts';
+import { privateKey, publicKey, rootCertSn } from './keys.ts';
 
 /**
  * A channel_b (Alipay open platform) configuration, secrets decrypted. The wallet's key is given
@@ -42,3 +53,29 @@ export const ChannelBConfigSchema = Type.Union([
     walletRootCert: Type.String({ minLength: 1 }),
   }),
 ]);
+
+/** What would make this configuration fail at the channel (checked when it is saved). */
+export function channelBConfigProblems(config: ChannelBConfig, now: Date): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const appKey = rsaPrivateKey(problems, 'appPrivateKey', () => privateKey(config.appPrivateKey));
+  if (config.mode === 'publicKey') {
+    rsaPublicKey(problems, 'walletPublicKey', () => publicKey(config.walletPublicKey));
+  } else {
+    const app = certificate(problems, 'appPublicCert', config.appPublicCert);
+    if (app) {
+      currentCertificate(problems, 'appPublicCert', app, now);
+      if (appKey) matchesKey(problems, 'appPublicCert', app, appKey, 'appPrivateKey');
+    }
+    const wallet = certificate(problems, 'walletPublicCert', config.walletPublicCert);
+    if (wallet) currentCertificate(problems, 'walletPublicCert', wallet, now);
+    const roots = parsed(
+      problems,
+      'walletRootCert',
+      () => rootCertSn(config.walletRootCert),
+      'is not a readable PEM bundle',
+    );
+    if (roots === '') problems.push({ field: 'walletRootCert', message: 'holds no RSA root certificate' });
+  }
+  gatewayUrl(problems, 'baseUrl', config.baseUrl);
+  return problems;
+}

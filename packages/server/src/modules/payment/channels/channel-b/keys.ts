@@ -27,7 +27,7 @@ export function loadKeys(config: ChannelBConfig): ChannelBKeys {
   };
 }
 
-function privateKey(text: string): KeyObject {
+export function privateKey(text: string): KeyObject {
   if (text.includes('-----BEGIN')) return createPrivateKey(text);
   const der = Buffer.from(text.replace(/\s+/g, ''), 'base64');
   try {
@@ -37,7 +37,7 @@ function privateKey(text: string): KeyObject {
   }
 }
 
-function publicKey(text: string): KeyObject {
+export function publicKey(text: string): KeyObject {
   if (text.includes('-----BEGIN')) return createPublicKey(text);
   return createPublicKey({ key: Buffer.from(text.replace(/\s+/g, ''), 'base64'), format: 'der', type: 'spki' });
 }

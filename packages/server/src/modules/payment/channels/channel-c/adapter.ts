@@ -8,7 +8,7 @@ import {
 } from '../types.ts';
 import { callGateway, type GatewayDeps, gatewayUrl } from './api.ts';
 import { createSignerCertCache, type SignerCertCache } from './certificates.ts';
-import type { ChannelCConfig } from './config.ts';
+import { type ChannelCConfig, channelCConfigProblems } from './config.ts';
 import type { Fields } from './fields.ts';
 import { signedRequest } from './merchant.ts';
 import { CNY_CODE, formatTxnTime, outcomeOf, TXN_CONSUME, TXN_REFUND, toNotice } from './message.ts';
@@ -74,6 +74,7 @@ export function createChannelCAdapter(deps: ChannelCDeps): ChannelAdapter<Channe
 
   return {
     code: 'channel_c',
+    checkConfig: channelCConfigProblems,
     ack: CHANNEL_C_ACK,
 
     verifyCallback: async (config, input, now) => verifyNotice(config, input, now, gateway.cache),

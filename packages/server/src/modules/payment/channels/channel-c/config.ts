@@ -1,4 +1,13 @@
+import { createPrivateKey } from 'node:crypto';
 import { type Static, Type } from 'typebox';
+import {
+  type ConfigProblem,
+  certificate,
+  currentCertificate,
+  gatewayUrl,
+  matchesKey,
+  rsaPrivateKey,
+} from '../config-checks.ts';
 
 /**
  * A channel_c (UnionPay full-channel 5.1.0, signMethod=01) configuration, secrets decrypted.
@@ -36,3 +45,28 @@ export const GATEWAY_PATHS = {
   back: '/gateway/api/backTransReq.do',
   query: '/gateway/api/queryTrans.do',
 } as const;
+
+/**
+ * What would make this configuration fail at the channel (checked when it is saved): the signing
+ * certificate must carry the signing key and be current, and the intermediate must be issued by
+ * the root, or no callback would ever verify.
+ */
+export function channelCConfigProblems(config: ChannelCConfig, now: Date): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  if (!/^[0-9A-Za-z]{15}$/.test(config.merId))
+    problems.push({ field: 'merId', message: 'must be 15 letters or digits' });
+  const key = rsaPrivateKey(problems, 'signKeyPem', () => createPrivateKey(config.signKeyPem));
+  const sign = certificate(problems, 'signCertPem', config.signCertPem);
+  if (sign) {
+    currentCertificate(problems, 'signCertPem', sign, now);
+    if (key) matchesKey(problems, 'signCertPem', sign, key, 'signKeyPem');
+  }
+  const root = certificate(problems, 'rootCertPem', config.rootCertPem);
+  const middle = certificate(problems, 'middleCertPem', config.middleCertPem);
+  if (root) currentCertificate(problems, 'rootCertPem', root, now);
+  if (middle) currentCertificate(problems, 'middleCertPem', middle, now);
+  if (root && middle && !(middle.checkIssued(root) && middle.verify(root.publicKey)))
+    problems.push({ field: 'middleCertPem', message: 'is not issued by rootCertPem' });
+  gatewayUrl(problems, 'baseUrl', config.baseUrl);
+  return problems;
+}

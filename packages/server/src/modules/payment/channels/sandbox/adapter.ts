@@ -63,6 +63,7 @@ export function sandboxPaidNotice(
 export function createSandboxAdapter(local: SandboxLookup, clock: () => Date): ChannelAdapter<SandboxConfig> {
   return {
     code: 'sandbox',
+    checkConfig: () => [],
     async verifyCallback() {
       return { valid: false, reason: 'the sandbox channel sends no callbacks' };
     },
