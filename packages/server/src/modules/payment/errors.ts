@@ -51,6 +51,8 @@ export const paymentErrors = {
     }),
   orderNotPaying: (status: string) =>
     new AppError(409, 'payment.order_not_paying', `The order is ${status}: it cannot be paid`),
+  orderNotOpen: (status: string) =>
+    new AppError(409, 'payment.order_not_open', `The order is ${status}: only an unpaid order can be closed`),
   orderExpired: () => new AppError(409, 'payment.order_expired', 'The order has expired: it cannot be paid'),
   eventNotFailed: (status: string) =>
     new AppError(

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../../platform/db/client.ts';
-import type { ChannelNotice } from '../channels/types.ts';
 import type { ApplyOutcome, ApplyResult } from '../orders/apply-service.ts';
-import { channelOf, type OrdersDeps } from '../orders/orders-service.ts';
+import { applyAnswer, channelOf, closeAtChannel, queryOrderAt, queryRefundAt } from '../orders/channel-calls.ts';
+import type { OrdersDeps } from '../orders/orders-service.ts';
 import { findOrder, type OrderRow, type RefundRow } from '../orders/repository.ts';
 import { type Claim, claimExpiredOrders, claimStaleOrders, claimStaleRefunds } from './repository.ts';
 
@@ -39,23 +39,6 @@ const tally = (c: RunCounts, result: Pick<ApplyResult, 'outcome' | 'status'>) =>
   bump(c.outcomes, result.outcome);
   if (result.outcome === 'applied' && result.status) bump(c.movedTo, result.status);
 };
-const NOT_FOUND = { outcome: 'not_found', status: null } as const;
-
-/** The notice of closing an expired order here, applied like any channel's answer. */
-function expiryNotice(order: OrderRow, now: Date): ChannelNotice {
-  return {
-    scene: 'payment',
-    orderNo: order.orderNo,
-    refundNo: null,
-    channelTradeNo: order.channelTradeNo,
-    amount: order.amount,
-    currency: order.currency,
-    outcome: 'closed',
-    occurredAt: now,
-    merchantId: null,
-    payload: { closedBy: 'closeExpiredPaymentOrders', expiresAt: order.expiresAt.toISOString() },
-  };
-}
 
 /**
  * The compensation jobs (issue 16 item 5; spec §4.5): a callback can be lost, so what the
@@ -95,24 +78,13 @@ export function createCompensationService(deps: OrdersDeps & { log: Pick<Logger,
     }
   }
 
-  async function channelFor(order: OrderRow) {
-    return channelOf(deps, await configs.byId({ tenantId: order.tenantId }, order.configId));
-  }
-
-  type Channel = Awaited<ReturnType<typeof channelFor>>;
-
-  async function queryOrder({ adapter, config }: Channel, order: OrderRow): Promise<ChannelNotice | null> {
-    const notice = await adapter.queryOrder(config, order.orderNo, { createdAt: order.createdAt });
-    if (notice && (notice.scene !== 'payment' || notice.orderNo !== order.orderNo))
-      throw new Error(`the channel answered for ${notice.scene} ${notice.orderNo}, not order ${order.orderNo}`);
-    return notice;
-  }
+  const channelFor = async (order: OrderRow) =>
+    channelOf(deps, await configs.byId({ tenantId: order.tenantId }, order.configId));
 
   async function reconcileOrder(order: OrderRow, counts: RunCounts) {
     await guarded({ orderId: order.id }, counts, async () => {
-      const notice = await queryOrder(await channelFor(order), order);
-      if (!notice) return tally(counts, NOT_FOUND);
-      tally(counts, await apply.applyNotice({ tenantId: order.tenantId }, notice));
+      const notice = await queryOrderAt(await channelFor(order), order);
+      tally(counts, await applyAnswer(apply, { tenantId: order.tenantId }, notice, { ...order, kind: 'order' }));
     });
   }
 
@@ -121,32 +93,15 @@ export function createCompensationService(deps: OrdersDeps & { log: Pick<Logger,
       const scope = { tenantId: refund.tenantId };
       const order = await findOrder(db, scope, refund.orderId);
       if (!order) throw new Error(`refund ${refund.id} has no order`);
-      const { adapter, config } = await channelFor(order);
-      const notice = await adapter.queryRefund(config, {
-        orderNo: order.orderNo,
-        refundNo: refund.refundNo,
-        createdAt: refund.createdAt,
-      });
-      if (!notice) return tally(counts, NOT_FOUND);
-      if (notice.scene !== 'refund' || notice.refundNo !== refund.refundNo)
-        throw new Error(`the channel answered for ${notice.scene} ${notice.refundNo}, not refund ${refund.refundNo}`);
-      tally(counts, await apply.applyNotice(scope, notice));
+      const notice = await queryRefundAt(await channelFor(order), order, refund);
+      tally(counts, await applyAnswer(apply, scope, notice, { ...refund, kind: 'refund' }));
     });
   }
 
-  /**
-   * An expired order is asked for first: what the channel settled (paid above all) is applied and
-   * never closed over. Still open there → closed at the channel, then here; unknown there (the
-   * creation never reached it) → closed here only, as there is nothing to close at the channel.
-   */
   async function closeExpired(order: OrderRow, counts: RunCounts) {
     await guarded({ orderId: order.id }, counts, async () => {
-      const scope = { tenantId: order.tenantId };
-      const channel = await channelFor(order);
-      const notice = await queryOrder(channel, order);
-      if (notice && notice.outcome !== 'pending') return tally(counts, await apply.applyNotice(scope, notice));
-      if (notice) await channel.adapter.closeOrder(channel.config, order.orderNo);
-      tally(counts, await apply.applyNotice(scope, expiryNotice(order, clock())));
+      const closedBy = { closedBy: 'closeExpiredPaymentOrders', expiresAt: order.expiresAt.toISOString() };
+      tally(counts, await closeAtChannel(deps, await channelFor(order), order, closedBy));
     });
   }
 

@@ -4,12 +4,13 @@ import type { PageRequest } from '../../../platform/db/scoped.ts';
 import { AppError } from '../../../platform/http/errors.ts';
 import type { AdapterRegistry } from '../adapters.ts';
 import { sandboxPaidNotice } from '../channels/sandbox/adapter.ts';
-import type { ChannelCode, ChannelNotice } from '../channels/types.ts';
+import { ChannelCallError, type ChannelCode, type ChannelNotice } from '../channels/types.ts';
 import type { ChannelConfigService } from '../configs/configs-service.ts';
 import type { ChannelConfigRow } from '../configs/repository.ts';
 import { paymentErrors } from '../errors.ts';
 import type { OrderStatus } from '../tables.ts';
 import type { ApplyResult, ApplyService } from './apply-service.ts';
+import { applyAnswer, channelOf, closeAtChannel, queryOrderAt } from './channel-calls.ts';
 import { checkOrderNo } from './order-numbers.ts';
 import {
   findOrder,
@@ -42,31 +43,6 @@ export type OrdersDeps = {
   adapters: AdapterRegistry;
   apply: ApplyService;
 };
-
-/** The adapter of a channel with one configuration, ready to call. */
-export function channelOf(deps: Pick<OrdersDeps, 'configs' | 'adapters'>, config: ChannelConfigRow) {
-  const entry = deps.adapters.get(config.channel);
-  if (!entry) throw paymentErrors.channelUnavailable(config.channel);
-  const adapterConfig = entry.toConfig({
-    configId: config.id,
-    tenantId: config.tenantId,
-    fields: config.fields,
-    secrets: deps.configs.openSecrets(config),
-    notifyUrl: deps.configs.effectiveNotifyUrl(config) ?? '',
-  });
-  return { adapter: entry.adapter, config: adapterConfig, notifyUrl: deps.configs.effectiveNotifyUrl(config) ?? '' };
-}
-
-export const channelCallFailed = (err: unknown) =>
-  new AppError(502, 'payment.channel_call_failed', 'The channel could not be reached or answered something unusable', {
-    internal: err instanceof Error ? err : String(err),
-  });
-
-/**
- * The contract's ChannelCallError, recognised by name: channels/types.ts declares it with a
- * parameter property, which Node's type stripping cannot load, so it is imported as a type only.
- */
-const isChannelCallError = (err: unknown) => err instanceof Error && err.name === 'ChannelCallError';
 
 export function tenantOf(scope: Scope): { tenantId: number } {
   if (scope.tenantId === null) throw new AppError(403, 'payment.tenant_only', 'Payments belong to a tenant');
@@ -110,7 +86,7 @@ export function createOrdersService(deps: OrdersDeps) {
         )) ?? order
       );
     } catch (err) {
-      if (isChannelCallError(err)) {
+      if (err instanceof ChannelCallError) {
         // the channel may or may not hold the order: unknown until a query says
         return (await moveOrder(db, scope, order.id, ['paying'], { status: 'unknown' }, clock())) ?? order;
       }
@@ -200,21 +176,33 @@ export function createOrdersService(deps: OrdersDeps) {
     async query(scope: Scope, id: number) {
       const tenant = tenantOf(scope);
       const order = await findOwn(scope, id);
-      const { adapter, config } = channelOf(deps, await configs.byId(scope, order.configId));
-      let notice: ChannelNotice | null;
-      try {
-        notice = await adapter.queryOrder(config, order.orderNo, { createdAt: order.createdAt });
-      } catch (err) {
-        throw channelCallFailed(err);
-      }
-      const result = notice
-        ? await deps.apply.applyNotice(tenant, notice)
-        : {
-            outcome: 'not_found' as const,
+      const notice = await queryOrderAt(channelOf(deps, await configs.byId(scope, order.configId)), order);
+      const result = await applyAnswer(deps.apply, tenant, notice, { ...order, kind: 'order' });
+      return { order: toOrderView(await findOwn(scope, id)), result };
+    },
+
+    /**
+     * POST /orders/{id}/close: an operator closes an unpaid order, as the expiry job does — the
+     * channel asked first, so an order paid meanwhile is answered succeeded, never closed. A
+     * closed order answers as it is (a retry is safe); a paid or failed one cannot be closed.
+     */
+    async close(scope: Scope, id: number) {
+      tenantOf(scope);
+      const order = await findOwn(scope, id);
+      if (order.status === 'closed')
+        return {
+          order: toOrderView(order),
+          result: {
+            outcome: 'duplicate' as const,
             status: order.status,
             eventId: null,
-            message: 'the channel does not know the order',
-          };
+            message: 'the order is already closed',
+          },
+        };
+      if (order.status !== 'paying' && order.status !== 'unknown') throw paymentErrors.orderNotOpen(order.status);
+      const channel = channelOf(deps, await configs.byId(scope, order.configId));
+      const closedBy = { closedBy: 'operator', userId: userOf(scope)?.userId ?? null };
+      const result = await closeAtChannel(deps, channel, order, closedBy);
       return { order: toOrderView(await findOwn(scope, id)), result };
     },
   };

@@ -5,8 +5,9 @@ import { onUniqueViolation } from '../../../platform/db/sql.ts';
 import type { ChannelNotice } from '../channels/types.ts';
 import { paymentErrors } from '../errors.ts';
 import type { RefundStatus } from '../tables.ts';
+import { applyAnswer, channelOf, queryRefundAt } from './channel-calls.ts';
 import { checkRefundNo } from './order-numbers.ts';
-import { channelCallFailed, channelOf, type OrdersDeps, tenantOf } from './orders-service.ts';
+import { type OrdersDeps, tenantOf } from './orders-service.ts';
 import {
   findOrder,
   findRefund,
@@ -102,25 +103,9 @@ export function createRefundsService(deps: OrdersDeps) {
       const refund = await findOwn(scope, id);
       const order = await findOrder(db, scope, refund.orderId);
       if (!order) throw paymentErrors.orderNotFound();
-      const { adapter, config } = channelOf(deps, await deps.configs.byId(scope, order.configId));
-      let notice: ChannelNotice | null;
-      try {
-        notice = await adapter.queryRefund(config, {
-          orderNo: order.orderNo,
-          refundNo: refund.refundNo,
-          createdAt: refund.createdAt,
-        });
-      } catch (err) {
-        throw channelCallFailed(err);
-      }
-      const result = notice
-        ? await deps.apply.applyNotice(tenant, notice)
-        : {
-            outcome: 'not_found' as const,
-            status: refund.status,
-            eventId: null,
-            message: 'the channel does not know the refund',
-          };
+      const channel = channelOf(deps, await deps.configs.byId(scope, order.configId));
+      const notice = await queryRefundAt(channel, order, refund);
+      const result = await applyAnswer(deps.apply, tenant, notice, { ...refund, kind: 'refund' });
       return { refund: toRefundView(await findOwn(scope, id)), result };
     },
   };

@@ -97,6 +97,24 @@ export function orderRoutes(app: FastifyInstance, orders: OrdersService, refunds
 
   route(app, {
     method: 'POST',
+    url: '/api/payment/orders/:id/close',
+    operation: 'payment.order.close',
+    auth: 'user',
+    feature,
+    permission: 'payment:order:create',
+    schema: {
+      tags,
+      summary: 'Close an unpaid order at its channel and here (the channel is asked first: a paid order is not closed)',
+      description:
+        'paying or unknown → the channel is queried; an order it reports settled is applied as such (succeeded, closed, failed) and not closed over; one still open there is closed at the channel, then here with payment.closed. Closed already → answered as it is (outcome duplicate). succeeded or failed → 409 payment.order_not_open. A channel that cannot be reached → 502 payment.channel_call_failed, nothing changed.',
+      params: IdParams,
+      response: OrderApplied,
+    },
+    handler: async (req) => orders.close(req.scope, req.params.id),
+  });
+
+  route(app, {
+    method: 'POST',
     url: '/api/payment/orders/:id/refunds',
     operation: 'payment.refund.create',
     auth: 'user',
