@@ -205,6 +205,8 @@ async function stop() {
   setTimeout(() => process.exit(0), 3000).unref();
   control.closeAllConnections();
   await Promise.all([new Promise((done) => control.close(done)), closeSims(sims)]);
+  // fetch's pooled keep-alive sockets to the service would otherwise hold the process a few seconds more
+  process.exit(0);
 }
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);

@@ -381,7 +381,12 @@ export async function startChannelBSimulator(opts: ChannelBSimOptions = {}) {
         ...(certs ? { certs: { app: certs.app, wallet: certs.wallet, root: certs.root } } : {}),
       };
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    /** Stops listening and drops open connections (a client's keep-alive pool would hold it open). */
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
   return sim;
 }

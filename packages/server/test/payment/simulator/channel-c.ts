@@ -355,7 +355,12 @@ export async function startChannelCSimulator(opts: ChannelCSimOptions = {}) {
     }),
     issueFrom: issueCertificate,
     createRootCa,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    /** Stops listening and drops open connections (a client's keep-alive pool would hold it open). */
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
   return sim;
 }
