@@ -46,7 +46,7 @@ describe('channel_a platform certificates', () => {
     const before = h.downloads();
     const oldSerial = h.sim.signerSerial;
     h.advance(61_000); // the first download (createPayment) claimed this minute's refresh
-    const newSerial = h.sim.rotate();
+    const newSerial = await h.sim.rotate();
     expect(newSerial).not.toBe(oldSerial);
     const result = await h.adapter.verifyCallback(h.sim.config(), h.sim.paymentCallback('C2'), h.clock());
     expect(result).toMatchObject({ valid: true, notice: { orderNo: 'C2' } });
@@ -58,7 +58,7 @@ describe('channel_a platform certificates', () => {
     await paidOrder('C7');
     h.advance(61_000);
     const now = h.clock().getTime();
-    h.sim.rotate({ notBefore: new Date(now - 400 * 86_400_000), notAfter: new Date(now - 1000) });
+    await h.sim.rotate({ notBefore: new Date(now - 400 * 86_400_000), notAfter: new Date(now - 1000) });
     expect(await h.adapter.verifyCallback(h.sim.config(), h.sim.paymentCallback('C7'), h.clock())).toEqual({
       valid: false,
       reason: expect.stringContaining('platform certificate expired'),

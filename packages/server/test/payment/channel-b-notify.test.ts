@@ -25,7 +25,7 @@ describe('payment scene', () => {
   it('TRADE_SUCCESS → succeeded, amount in fen exactly, the trade and app ids, gmt_payment in Beijing time', async () => {
     trade('ORD-000001', '88.88');
     const body = sim.pay('ORD-000001', new Date('2026-11-24T02:03:04Z'));
-    const r = await verify(sim.config, body);
+    const r = await verify(sim.config(), body);
     expect(r.valid).toBe(true);
     if (!r.valid) return;
     expect(r.notice).toMatchObject({
@@ -48,7 +48,7 @@ describe('payment scene', () => {
     ['WAIT_BUYER_PAY', 'pending'],
   ])('%s → %s', async (status, outcome) => {
     trade('ORD-000002', '0.10');
-    const r = await verify(sim.config, sim.signNotify(sim.notifyFields('ORD-000002', { trade_status: status })));
+    const r = await verify(sim.config(), sim.signNotify(sim.notifyFields('ORD-000002', { trade_status: status })));
     expect(r.valid && r.notice.outcome).toBe(outcome);
     expect(r.valid && r.notice.amount).toBe(10);
   });
@@ -62,7 +62,7 @@ describe('payment scene', () => {
   ])('total_amount %s yuan is %d fen', async (yuan, fen) => {
     trade('ORD-000003', yuan);
     const r = await verify(
-      sim.config,
+      sim.config(),
       sim.signNotify(sim.notifyFields('ORD-000003', { trade_status: 'TRADE_SUCCESS' })),
     );
     expect(r.valid && r.notice.amount).toBe(fen);
@@ -71,7 +71,7 @@ describe('payment scene', () => {
   it('a total_amount that is not yuan (three decimals) is refused, even when signed', async () => {
     trade('ORD-000004', '1.001');
     const r = await verify(
-      sim.config,
+      sim.config(),
       sim.signNotify(sim.notifyFields('ORD-000004', { trade_status: 'TRADE_SUCCESS' })),
     );
     expect(r).toEqual({ valid: false, reason: 'fields: amount 1.001 is not yuan' });
@@ -84,7 +84,7 @@ describe('refund scene', () => {
     sim.pay('ORD-000010');
     const t = sim.trades.get('ORD-000010');
     t?.refunds.set('RF-1', { amount: '20.00', at: '2026-11-24 10:00:00' });
-    const r = await verify(sim.config, sim.refundNotify('ORD-000010', 'RF-1'));
+    const r = await verify(sim.config(), sim.refundNotify('ORD-000010', 'RF-1'));
     expect(r.valid).toBe(true);
     if (!r.valid) return;
     expect(r.notice).toMatchObject({
@@ -106,7 +106,7 @@ describe('refund scene', () => {
       t.refunds.set('RF-2', { amount: '5.00', at: '2026-11-24 10:00:00' });
       t.status = 'TRADE_CLOSED';
     }
-    const r = await verify(sim.config, sim.refundNotify('ORD-000011', 'RF-2'));
+    const r = await verify(sim.config(), sim.refundNotify('ORD-000011', 'RF-2'));
     expect(r.valid && [r.notice.scene, r.notice.outcome, r.notice.amount, r.notice.refundNo]).toEqual([
       'refund',
       'succeeded',
@@ -130,21 +130,21 @@ describe('refused notifies', () => {
 
   it('a changed amount', async () => {
     const r = await verify(
-      sim.config,
+      sim.config(),
       edit((p) => p.set('total_amount', '0.01')),
     );
     expect(r).toEqual({ valid: false, reason: 'signature: does not verify with the wallet key' });
   });
   it('an added field', async () => {
     const r = await verify(
-      sim.config,
+      sim.config(),
       edit((p) => p.set('refund_fee', '10.00')),
     );
     expect(r.valid).toBe(false);
   });
   it('a changed signature', async () => {
     const r = await verify(
-      sim.config,
+      sim.config(),
       // another first character (the signature may start with 'A' itself: then it would not change)
       edit((p) => {
         const sign = p.get('sign') ?? '';
@@ -156,39 +156,39 @@ describe('refused notifies', () => {
   it('no signature', async () => {
     expect(
       await verify(
-        sim.config,
+        sim.config(),
         edit((p) => p.delete('sign')),
       ),
     ).toEqual({ valid: false, reason: 'signature: no sign field' });
   });
   it('sign_type downgraded to RSA (SHA-1) for an RSA2 configuration', async () => {
     const r = await verify(
-      sim.config,
+      sim.config(),
       edit((p) => p.set('sign_type', 'RSA')),
     );
     expect(r).toEqual({ valid: false, reason: 'signature: sign_type RSA, configured RSA2' });
   });
   it('signed by another wallet key (a certificate/key not the configured one)', async () => {
     const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' });
-    const config = { ...sim.config, walletPublicKey: other as string } as ChannelBConfig;
+    const config = { ...sim.config(), walletPublicKey: other as string } as ChannelBConfig;
     expect(await verify(config, body)).toEqual({
       valid: false,
       reason: 'signature: does not verify with the wallet key',
     });
   });
   it('a valid notify for another app id', async () => {
-    const config = { ...sim.config, appId: '2021000000009999' };
+    const config = { ...sim.config(), appId: '2021000000009999' };
     const r = await verify(config, body);
     expect(r).toEqual({ valid: false, reason: `app_id ${sim.appId} is not this configuration's` });
   });
   it('a body that is not form-encoded', async () => {
-    expect(await verify(sim.config, 'out_trade_no=%zz&sign=x')).toEqual({
+    expect(await verify(sim.config(), 'out_trade_no=%zz&sign=x')).toEqual({
       valid: false,
       reason: 'body: malformed percent-encoding',
     });
   });
   it('unusable configured keys are a reason, not a throw', async () => {
-    const r = await verify({ ...sim.config, appPrivateKey: 'not a key' }, body);
+    const r = await verify({ ...sim.config(), appPrivateKey: 'not a key' }, body);
     expect(r.valid === false && r.reason.startsWith('configuration: keys unusable')).toBe(true);
   });
 });
@@ -202,11 +202,11 @@ describe('charsets and key forms', () => {
     // re-encode the subject as Alipay does for a GBK app: 测 = B2 E2, 试 = CA D4
     expect(new TextDecoder('gbk').decode(Buffer.from([0xb2, 0xe2, 0xca, 0xd4]))).toBe('测试');
     const gbkBody = signed.toString().replace(/subject=[^&]*/, 'subject=%B2%E2%CA%D4');
-    const r = await verify(sim.config, gbkBody);
+    const r = await verify(sim.config(), gbkBody);
     expect(r.valid && r.notice.payload.subject).toBe('测试');
     // the same bytes read as UTF-8 would not be the signed text
     const utf8Body = gbkBody.replace('charset=gbk', 'charset=utf-8');
-    expect((await verify(sim.config, utf8Body)).valid).toBe(false);
+    expect((await verify(sim.config(), utf8Body)).valid).toBe(false);
   });
 
   it('legacy RSA (SHA1withRSA), a PKCS#1 app key, and bare base64 keys as the key tool prints them', async () => {
@@ -214,15 +214,15 @@ describe('charsets and key forms', () => {
     try {
       legacy.seed('ORD-000040', '1.00');
       const body = legacy.pay('ORD-000040');
-      expect((await verify(legacy.config, body)).valid).toBe(true);
+      expect((await verify(legacy.config(), body)).valid).toBe(true);
       const bare = (pem: string) => pem.replace(/-----[^-]+-----|\s/g, '');
       const config = {
-        ...legacy.config,
+        ...legacy.config(),
         walletPublicKey: bare(legacy.walletPublicKeyPem),
         appPrivateKey: bare(legacy.appPrivateKeyPem),
       } as ChannelBConfig;
       expect((await verify(config, body)).valid).toBe(true);
-      expect((await verify(sim.config, body)).valid).toBe(false);
+      expect((await verify(sim.config(), body)).valid).toBe(false);
     } finally {
       await legacy.close();
     }
@@ -232,9 +232,9 @@ describe('charsets and key forms', () => {
     const certSim = await startChannelBSimulator({ mode: 'cert' });
     try {
       certSim.seed('ORD-000050', '1.00');
-      const r = await verify(certSim.config, certSim.pay('ORD-000050'));
+      const r = await verify(certSim.config(), certSim.pay('ORD-000050'));
       expect(r.valid).toBe(true);
-      expect((await verify(sim.config, certSim.pay('ORD-000050'))).valid).toBe(false);
+      expect((await verify(sim.config(), certSim.pay('ORD-000050'))).valid).toBe(false);
     } finally {
       await certSim.close();
     }
@@ -249,7 +249,7 @@ describe('over the wire', () => {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', async () => {
         seen.push(req.headers['content-type'] ?? '');
-        const r = await adapter.verifyCallback(sim.config, { rawBody: Buffer.concat(chunks), headers: {} }, now);
+        const r = await adapter.verifyCallback(sim.config(), { rawBody: Buffer.concat(chunks), headers: {} }, now);
         const ack = r.valid ? adapter.ack.success : adapter.ack.failure(r.reason);
         res.writeHead(ack.status, { 'content-type': ack.contentType ?? 'text/plain' }).end(ack.body);
       });

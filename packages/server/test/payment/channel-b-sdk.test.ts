@@ -28,7 +28,7 @@ describe.each([
   let walletSdk: AlipaySdk;
   beforeAll(async () => {
     sim = await startChannelBSimulator({ signType, mode });
-    const common = { appId: sim.appId, signType, gateway: sim.config.baseUrl, keyType: 'PKCS8' as const };
+    const common = { appId: sim.appId, signType, gateway: sim.config().baseUrl, keyType: 'PKCS8' as const };
     merchantSdk = sim.certs
       ? new AlipaySdk({
           ...common,
@@ -55,7 +55,7 @@ describe.each([
     sim.seed('2', '12.30', 'Atrium 订单 & more');
     sim.pay('2');
     const payment = walletSdk.sdkExecute('alipay.trade.notify', sim.notifyFields('2'));
-    const r = await verify(sim.config, payment);
+    const r = await verify(sim.config(), payment);
     expect(r.valid && [r.notice.scene, r.notice.amount, r.notice.outcome]).toEqual(['payment', 1230, 'succeeded']);
     expect(r.valid && r.notice.payload.subject).toBe('Atrium 订单 & more');
 
@@ -64,12 +64,12 @@ describe.each([
     delete refundFields.sign;
     delete refundFields.sign_type;
     const refund = walletSdk.sdkExecute('alipay.trade.notify', refundFields);
-    const rr = await verify(sim.config, refund);
+    const rr = await verify(sim.config(), refund);
     expect(rr.valid && [rr.notice.scene, rr.notice.refundNo, rr.notice.amount]).toEqual(['refund', 'R2', 230]);
 
     const tampered = payment.replace('total_amount=12.30', 'total_amount=12.31');
     expect(tampered).not.toBe(payment);
-    expect((await verify(sim.config, tampered)).valid).toBe(false);
+    expect((await verify(sim.config(), tampered)).valid).toBe(false);
   });
 
   it('SDK gateway calls are accepted by the simulator and its signed answers verify in the SDK', async () => {
@@ -91,7 +91,7 @@ describe.each([
 
   if (mode === 'cert') {
     it('the adapter computes app_cert_sn, alipay_root_cert_sn and alipay_cert_sn as the SDK does', () => {
-      const sn = loadKeys(sim.config).certSn;
+      const sn = loadKeys(sim.config()).certSn;
       expect(sn).toEqual({
         app: merchantSdk.config.appCertSn,
         walletRoot: merchantSdk.config.alipayRootCertSn,

@@ -5,7 +5,7 @@ import { createChannelCAdapter } from '../../src/modules/payment/channels/channe
 import { ChannelCallError, type OrderForChannel } from '../../src/modules/payment/channels/types.ts';
 import { parseAllowList } from '../../src/platform/egress/allow-list.ts';
 import { createEgress } from '../../src/platform/egress/client.ts';
-import { type ChannelCSimulator, createChannelCSimulator, SIM_MER_ID } from './simulator/channel-c.ts';
+import { type ChannelCSimulator, SIM_MER_ID, startChannelCSimulator } from './simulator/channel-c.ts';
 
 /** channel_c's gateway calls against the simulator: create, query, refund, close, and the failures. */
 let sim: ChannelCSimulator;
@@ -13,7 +13,7 @@ const egress = createEgress({ allow: parseAllowList('127.0.0.1') });
 const adapter = createChannelCAdapter({ egress, clock: () => new Date() });
 
 beforeAll(async () => {
-  sim = await createChannelCSimulator();
+  sim = await startChannelCSimulator();
 });
 afterAll(() => sim.close());
 beforeEach(() => sim.setAnswerMode('normal'));

@@ -4,7 +4,7 @@ import { createSignerCertCache } from '../../src/modules/payment/channels/channe
 import type { InboundCallback } from '../../src/modules/payment/channels/types.ts';
 import { parseAllowList } from '../../src/platform/egress/allow-list.ts';
 import { createEgress } from '../../src/platform/egress/client.ts';
-import { type ChannelCSimulator, createChannelCSimulator, SIM_MER_ID } from './simulator/channel-c.ts';
+import { type ChannelCSimulator, SIM_MER_ID, startChannelCSimulator } from './simulator/channel-c.ts';
 
 /**
  * channel_c callbacks: what UnionPay's back-end notice proves, and every way it can fail to.
@@ -21,7 +21,7 @@ const callback = (body: string): InboundCallback => ({
 });
 
 beforeAll(async () => {
-  sim = await createChannelCSimulator();
+  sim = await startChannelCSimulator();
 });
 afterAll(() => sim.close());
 
@@ -82,7 +82,7 @@ describe('channel_c callback: valid messages', () => {
   });
 
   it('the test environment CN (00040000:SIGN) verifies when configured', async () => {
-    const test = await createChannelCSimulator({ signerCn: '00040000:SIGN' });
+    const test = await startChannelCSimulator({ signerCn: '00040000:SIGN' });
     try {
       const o = test.open('P20261124000003', 100);
       const body = test.formBody(test.pay(o.orderId));

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChannelCAdapter } from '../../src/modules/payment/channels/channel-c/adapter.ts';
 import { createEgress } from '../../src/platform/egress/client.ts';
-import { type ChannelCSimulator, createChannelCSimulator, SIM_MER_ID } from './simulator/channel-c.ts';
+import { type ChannelCSimulator, SIM_MER_ID, startChannelCSimulator } from './simulator/channel-c.ts';
 
 /**
  * The oracle for channel_c: no maintained npm SDK exists, so openssl checks the chain and the
@@ -59,7 +59,7 @@ function opensslVerifies(fields: Record<string, string>, certPem: string): boole
 }
 
 beforeAll(async () => {
-  sim = await createChannelCSimulator();
+  sim = await startChannelCSimulator();
   dir = mkdtempSync(join(tmpdir(), 'channel-c-openssl-'));
 });
 afterAll(async () => {

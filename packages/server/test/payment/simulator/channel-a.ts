@@ -1,5 +1,7 @@
 import {
   createCipheriv,
+  createPrivateKey,
+  createPublicKey,
   createSign,
   createVerify,
   generateKeyPairSync,
@@ -10,7 +12,8 @@ import {
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChannelAConfig } from '../../../src/modules/payment/channels/channel-a/config.ts';
-import { selfSignedCertificate } from './channel-a-certificate.ts';
+import type { Issued } from './pki.ts';
+import { createSelfSigned, loadIssued } from './pki.ts';
 
 /**
  * A channel_a (WeChat Pay API v3) simulator: the merchant APIs the adapter calls, signed and
@@ -57,6 +60,26 @@ type SignedHeaders = Record<
 >;
 type PlatformCertificate = Signer & { pem: string; notBefore: Date; notAfter: Date };
 
+/** The simulator's key material as text, to start it again with the same merchant and platform keys. */
+export type ChannelAKeys = {
+  apiV3Key: string;
+  merchantSerialNo: string;
+  merchantPrivateKeyPem: string;
+  publicKeyId: string;
+  platformPublicKeyPrivatePem: string;
+  /** the platform certificates in issue order; the last one signs */
+  certificates: { certPem: string; keyPem: string }[];
+};
+
+export type ChannelASimOptions = {
+  merchantKeyFormat?: 'pkcs8' | 'pkcs1';
+  now?: () => Date;
+  /** loopback port to listen on; a free one when absent */
+  port?: number;
+  /** key material of an earlier run (`keys()`); new keys when absent */
+  keys?: ChannelAKeys;
+};
+
 const DAY = 24 * 60 * 60 * 1000;
 
 function rsaPair() {
@@ -78,42 +101,50 @@ function beijing(at: Date): string {
   return `${new Date(at.getTime() + 8 * 3600_000).toISOString().slice(0, 19)}+08:00`;
 }
 
-export async function startChannelASimulator(opts: { merchantKeyFormat?: 'pkcs8' | 'pkcs1'; now?: () => Date } = {}) {
+export async function startChannelASimulator(opts: ChannelASimOptions = {}) {
   const now = opts.now ?? (() => new Date());
+  const saved = opts.keys;
   const mchId = '1900009191';
   const appId = 'wxd678efh567hg6787';
-  const apiV3Key = alnum(32);
-  const merchant = rsaPair();
-  const merchantSerialNo = serialNumber();
+  const apiV3Key = saved?.apiV3Key ?? alnum(32);
+  const merchant = saved ? pairOf(saved.merchantPrivateKeyPem) : rsaPair();
+  const merchantSerialNo = saved?.merchantSerialNo ?? serialNumber();
   const merchantPem = merchant.privateKey.export({ type: opts.merchantKeyFormat ?? 'pkcs8', format: 'pem' }).toString();
-  const platformPublic = rsaPair();
-  const publicKeyId = `PUB_KEY_ID_0119000091912025${randomBytes(6).toString('hex').toUpperCase()}`;
+  const platformPublic = saved ? pairOf(saved.platformPublicKeyPrivatePem) : rsaPair();
+  const publicKeyId =
+    saved?.publicKeyId ?? `PUB_KEY_ID_0119000091912025${randomBytes(6).toString('hex').toUpperCase()}`;
 
   const certificates: PlatformCertificate[] = [];
-  let signer: Signer;
   let fault: Fault = null;
   const transactions = new Map<string, Transaction>();
   const refunds = new Map<string, Refund>();
   const requests: { method: string; path: string; body: string; authorization: string }[] = [];
 
-  function issueCertificate(validity?: { notBefore: Date; notAfter: Date }): PlatformCertificate {
-    const pair = rsaPair();
-    const notBefore = validity?.notBefore ?? new Date(now().getTime() - DAY);
-    const notAfter = validity?.notAfter ?? new Date(now().getTime() + 5 * 365 * DAY);
-    const serial = serialNumber();
-    const pem = selfSignedCertificate({
-      serialHex: serial,
-      commonName: 'Tenpay.com Root CA',
-      publicKey: pair.publicKey,
-      privateKey: pair.privateKey,
-      notBefore,
-      notAfter,
-    });
-    const cert = { serial, privateKey: pair.privateKey, pem, notBefore, notAfter };
-    certificates.push(cert);
-    return cert;
+  function keep(issued: Issued): PlatformCertificate {
+    const { cert } = issued;
+    const platform = {
+      serial: cert.serialNumber.toUpperCase(),
+      privateKey: issued.privateKey,
+      pem: issued.certPem,
+      notBefore: new Date(cert.validFrom),
+      notAfter: new Date(cert.validTo),
+    };
+    certificates.push(platform);
+    return platform;
   }
-  signer = issueCertificate();
+
+  /** A platform certificate: self-signed, the serial and validity the adapter reads. */
+  async function issueCertificate(validity?: { notBefore: Date; notAfter: Date }): Promise<PlatformCertificate> {
+    const issued = await createSelfSigned({
+      subject: [['CN', 'Tenpay.com Root CA']],
+      serialNumber: serialNumber(),
+      notBefore: validity?.notBefore ?? new Date(now().getTime() - DAY),
+      notAfter: validity?.notAfter ?? new Date(now().getTime() + 5 * 365 * DAY),
+    });
+    return keep(issued);
+  }
+  for (const c of saved?.certificates ?? []) keep(await loadIssued(c));
+  let signer: Signer = certificates[certificates.length - 1] ?? (await issueCertificate());
 
   function encrypt(plaintext: string, associatedData: string) {
     const nonce = alnum(12);
@@ -265,7 +296,9 @@ export async function startChannelASimulator(opts: { merchantKeyFormat?: 'pkcs8'
       }
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) =>
+    server.once('error', reject).listen(opts.port ?? 0, '127.0.0.1', resolve),
+  );
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   function transactionOf(orderNo: string): Transaction {
@@ -305,7 +338,7 @@ export async function startChannelASimulator(opts: { merchantKeyFormat?: 'pkcs8'
     return { rawBody: Buffer.from(body, 'utf8'), headers };
   }
 
-  return {
+  const sim = {
     baseUrl,
     mchId,
     appId,
@@ -354,8 +387,8 @@ export async function startChannelASimulator(opts: { merchantKeyFormat?: 'pkcs8'
       signer = mode === 'publicKey' ? { serial: publicKeyId, privateKey: platformPublic.privateKey } : newest;
     },
     /** Certificate rotation: a new certificate is published and signs from now on (`validity` to issue an expired one). */
-    rotate(validity?: { notBefore: Date; notAfter: Date }): string {
-      signer = issueCertificate(validity);
+    async rotate(validity?: { notBefore: Date; notAfter: Date }): Promise<string> {
+      signer = await issueCertificate(validity);
       return signer.serial;
     },
     fail(next: Fault) {
@@ -400,15 +433,59 @@ export async function startChannelASimulator(opts: { merchantKeyFormat?: 'pkcs8'
     },
     callback,
     /** POSTs a callback to `url` as the channel would; resolves with the answer's status and body. */
-    async fireCallback(url: string, cb: { rawBody: Buffer; headers: Record<string, string> }) {
-      const res = await fetch(url, { method: 'POST', headers: cb.headers, body: new Uint8Array(cb.rawBody) });
-      return { status: res.status, body: await res.text() };
+    fireCallback,
+    /** The payer pays, and the callback goes to the order's notify_url (`fallbackUrl` when it had none). */
+    async notifyPaid(orderNo: string, fallbackUrl: string): Promise<Delivery> {
+      const t = transactionOf(orderNo);
+      if (t.trade_state !== 'SUCCESS') sim.pay(orderNo);
+      const url = t.notify_url || fallbackUrl;
+      return { url, ...(await fireCallback(url, sim.paymentCallback(orderNo))) };
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    /** The refund succeeds, and its callback goes to the refund's notify_url (`fallbackUrl` when it had none). */
+    async notifyRefund(refundNo: string, fallbackUrl: string): Promise<Delivery> {
+      const r = refundOf(refundNo);
+      if (r.status === 'PROCESSING') sim.settleRefund(refundNo, 'SUCCESS');
+      const url = r.notify_url || fallbackUrl;
+      return { url, ...(await fireCallback(url, sim.refundCallback(refundNo))) };
+    },
+    /** The key material as text, for `opts.keys` of a later start. */
+    keys(): ChannelAKeys {
+      return {
+        apiV3Key,
+        merchantSerialNo,
+        merchantPrivateKeyPem: merchant.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+        publicKeyId,
+        platformPublicKeyPrivatePem: platformPublic.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+        certificates: certificates.map((c) => ({
+          certPem: c.pem,
+          keyPem: c.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+        })),
+      };
+    },
+    /** Stops listening and drops open connections (a client's keep-alive pool would hold it open). */
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
+  return sim;
 }
 
 export type ChannelASimulator = Awaited<ReturnType<typeof startChannelASimulator>>;
+
+/** Where a simulator delivered a callback, and what the receiver answered. */
+export type Delivery = { url: string; status: number; body: string };
+
+async function fireCallback(url: string, cb: { rawBody: Buffer; headers: Record<string, string> }) {
+  const res = await fetch(url, { method: 'POST', headers: cb.headers, body: new Uint8Array(cb.rawBody) });
+  return { status: res.status, body: await res.text() };
+}
+
+function pairOf(privatePem: string) {
+  const privateKey = createPrivateKey(privatePem);
+  return { privateKey, publicKey: createPublicKey(privateKey) };
+}
 
 function publicTransaction(t: Transaction) {
   const { notify_url: _notify, ...rest } = t;

@@ -1,16 +1,18 @@
 import {
+  createPrivateKey,
+  createPublicKey,
   createSign,
   createVerify,
   generateKeyPairSync,
   type KeyObject,
   randomBytes,
-  X509Certificate,
 } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AlipaySdk } from 'alipay-sdk';
 import type { ChannelBConfig, ChannelBSignType } from '../../../src/modules/payment/channels/channel-b/config.ts';
-import { issueCert } from './channel-b-x509.ts';
+import type { Delivery } from './channel-a.ts';
+import { createRootCa, issueCertificate } from './pki.ts';
 
 /**
  * The Alipay (channel_b) half of the channel simulator: the OpenAPI 2.0 gateway for the
@@ -35,6 +37,18 @@ export type ChannelBSimOptions = {
   signType?: ChannelBSignType;
   appKeyFormat?: 'pkcs1' | 'pkcs8';
   appId?: string;
+  /** loopback port to listen on; a free one when absent */
+  port?: number;
+  /** key material of an earlier run (`keys()`); new keys when absent */
+  keys?: ChannelBKeys;
+};
+
+/** The simulator's key material as text, to start it again with the same app and wallet keys. */
+export type ChannelBKeys = {
+  appPrivateKeyPem: string;
+  walletPrivateKeyPem: string;
+  /** certificate mode: the app, wallet and root certificates */
+  certs?: { app: string; wallet: string; root: string };
 };
 
 const ALG: Record<ChannelBSignType, string> = { RSA2: 'RSA-SHA256', RSA: 'RSA-SHA1' };
@@ -55,61 +69,31 @@ function content(params: Record<string, string>, exclude: string[]): string {
 export async function startChannelBSimulator(opts: ChannelBSimOptions = {}) {
   const signType = opts.signType ?? 'RSA2';
   const appId = opts.appId ?? '2021000000000001';
-  const app = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  let walletKey: KeyObject;
-  let walletPublic: KeyObject;
+  const saved = opts.keys;
+  const app = saved ? pairOf(saved.appPrivateKeyPem) : newPair();
+  let walletKeyPem = saved?.walletPrivateKeyPem;
+  let pems = saved?.certs;
+  if (opts.mode === 'cert' && !pems) ({ pems, walletKeyPem } = await issueCertificates(appId, app));
+  const { privateKey: walletKey, publicKey: walletPublic } = walletKeyPem ? pairOf(walletKeyPem) : newPair();
   let certs: { app: string; wallet: string; root: string; walletSn: string; appSn: string; rootSn: string } | null =
     null;
-  if (opts.mode === 'cert') {
-    const root = issueCert({
-      subject: [
-        ['C', 'CN'],
-        ['O', 'Sim Wallet'],
-        ['OU', 'Certification Authority'],
-        ['CN', 'Sim Wallet Root R1'],
-      ],
-    });
-    const appCert = issueCert({
-      subject: [
-        ['C', 'CN'],
-        ['O', 'Atrium'],
-        ['CN', appId],
-      ],
-      issuer: root,
-      keyPair: app,
-    });
-    const walletCert = issueCert({
-      subject: [
-        ['C', 'CN'],
-        ['O', 'Sim Wallet'],
-        ['CN', 'Sim Wallet public key'],
-      ],
-      issuer: root,
-    });
-    walletKey = walletCert.key;
-    walletPublic = new X509Certificate(walletCert.pem).publicKey;
+  if (opts.mode === 'cert' && pems) {
     // The SNs the gateway expects and answers with are computed by alipay-sdk, not by the adapter's
     // code: a wrong SN rule in the adapter then fails every certificate-mode call.
     const sdkConfig = new AlipaySdk({
       appId,
       privateKey: app.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
       keyType: 'PKCS8',
-      appCertContent: appCert.pem,
-      alipayPublicCertContent: walletCert.pem,
-      alipayRootCertContent: root.pem,
+      appCertContent: pems.app,
+      alipayPublicCertContent: pems.wallet,
+      alipayRootCertContent: pems.root,
     }).config;
     certs = {
-      app: appCert.pem,
-      wallet: walletCert.pem,
-      root: root.pem,
+      ...pems,
       walletSn: sdkConfig.alipayCertSn ?? '',
       appSn: sdkConfig.appCertSn ?? '',
       rootSn: sdkConfig.alipayRootCertSn ?? '',
     };
-  } else {
-    const wallet = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    walletKey = wallet.privateKey;
-    walletPublic = wallet.publicKey;
   }
 
   const trades = new Map<string, SimTrade>();
@@ -247,27 +231,36 @@ export async function startChannelBSimulator(opts: ChannelBSimOptions = {}) {
       res.writeHead(200, { 'content-type': 'text/html;charset=utf-8' }).end(handle(params));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve, reject) =>
+    server.once('error', reject).listen(opts.port ?? 0, '127.0.0.1', resolve),
+  );
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const appKeyText =
     opts.appKeyFormat === 'pkcs1'
       ? (app.privateKey.export({ type: 'pkcs1', format: 'pem' }) as string)
       : (app.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string);
   const walletPublicPem = walletPublic.export({ type: 'spki', format: 'pem' }) as string;
-  const baseUrl = `http://127.0.0.1:${port}/gateway.do`;
+  const gateway = `${baseUrl}/gateway.do`;
   const config: ChannelBConfig = certs
     ? {
         mode: 'cert',
         appId,
         appPrivateKey: appKeyText,
         signType,
-        baseUrl,
+        baseUrl: gateway,
         appPublicCert: certs.app,
         walletPublicCert: certs.wallet,
         walletRootCert: certs.root,
       }
-    : { mode: 'publicKey', appId, appPrivateKey: appKeyText, signType, baseUrl, walletPublicKey: walletPublicPem };
+    : {
+        mode: 'publicKey',
+        appId,
+        appPrivateKey: appKeyText,
+        signType,
+        baseUrl: gateway,
+        walletPublicKey: walletPublicPem,
+      };
 
   /** Signs notify fields as the wallet does: without sign and sign_type; returns the form body. */
   function signNotify(fields: Record<string, string>): string {
@@ -302,8 +295,17 @@ export async function startChannelBSimulator(opts: ChannelBSimOptions = {}) {
     };
   }
 
-  return {
-    config,
+  const tradeOf = (outTradeNo: string) => {
+    const t = trades.get(outTradeNo);
+    if (!t) throw new Error(`no trade ${outTradeNo}`);
+    return t;
+  };
+
+  const sim = {
+    baseUrl,
+    /** The adapter configuration for this app (the gateway URL is `baseUrl` + /gateway.do). */
+    config: (overrides: Partial<ChannelBConfig> = {}): ChannelBConfig =>
+      ({ ...config, ...overrides }) as ChannelBConfig,
     appId,
     signType,
     /** PEM texts, for the SDK cross-checks */
@@ -329,8 +331,7 @@ export async function startChannelBSimulator(opts: ChannelBSimOptions = {}) {
     },
     /** the payer scanned and paid: the trade exists and succeeded; returns the notify body */
     pay(outTradeNo: string, at = new Date()): string {
-      const t = trades.get(outTradeNo);
-      if (!t) throw new Error(`no trade ${outTradeNo}`);
+      const t = tradeOf(outTradeNo);
       t.status = 'TRADE_SUCCESS';
       t.gmtPayment = chinaTime(at);
       return signNotify(notifyFields(outTradeNo));
@@ -357,16 +358,37 @@ export async function startChannelBSimulator(opts: ChannelBSimOptions = {}) {
     signNotify,
     notifyFields,
     /** posts a notify as Alipay does; resolves with what the receiver answered */
-    async fireNotify(url: string, body: string): Promise<{ status: number; body: string }> {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
-        body,
-      });
-      return { status: res.status, body: await res.text() };
+    fireNotify,
+    /** The payer pays, and the notify goes to the trade's notify_url (`fallbackUrl` when it had none). */
+    async notifyPaid(outTradeNo: string, fallbackUrl: string): Promise<Delivery> {
+      const t = tradeOf(outTradeNo);
+      const body = t.status === 'TRADE_SUCCESS' ? signNotify(notifyFields(outTradeNo)) : sim.pay(outTradeNo);
+      const url = t.notifyUrl || fallbackUrl;
+      return { url, ...(await fireNotify(url, body)) };
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    /** A refund's notify (refunds succeed at once here), to its trade's notify_url or `fallbackUrl`. */
+    async notifyRefund(refundNo: string, fallbackUrl: string): Promise<Delivery> {
+      const t = [...trades.values()].find((x) => x.refunds.has(refundNo));
+      if (!t) throw new Error(`no refund ${refundNo}`);
+      const url = t.notifyUrl || fallbackUrl;
+      return { url, ...(await fireNotify(url, sim.refundNotify(t.outTradeNo, refundNo))) };
+    },
+    /** The key material as text, for `opts.keys` of a later start. */
+    keys(): ChannelBKeys {
+      return {
+        appPrivateKeyPem: app.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+        walletPrivateKeyPem: walletKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+        ...(certs ? { certs: { app: certs.app, wallet: certs.wallet, root: certs.root } } : {}),
+      };
+    },
+    /** Stops listening and drops open connections (a client's keep-alive pool would hold it open). */
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
+  return sim;
 }
 
 export type ChannelBSimulator = Awaited<ReturnType<typeof startChannelBSimulator>>;
@@ -382,6 +404,53 @@ function refundedFen(t: SimTrade): number {
   let sum = 0;
   for (const r of t.refunds.values()) sum += toFen(r.amount);
   return sum;
+}
+
+async function fireNotify(url: string, body: string): Promise<{ status: number; body: string }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
+    body,
+  });
+  return { status: res.status, body: await res.text() };
+}
+
+const newPair = () => generateKeyPairSync('rsa', { modulusLength: 2048 });
+
+function pairOf(privatePem: string): { privateKey: KeyObject; publicKey: KeyObject } {
+  const privateKey = createPrivateKey(privatePem);
+  return { privateKey, publicKey: createPublicKey(privateKey) };
+}
+
+/** Certificate mode: a wallet root issuing the app's certificate (over its key) and the wallet's. */
+async function issueCertificates(appId: string, app: { privateKey: KeyObject; publicKey: KeyObject }) {
+  const root = await createRootCa({
+    subject: [
+      ['C', 'CN'],
+      ['O', 'Sim Wallet'],
+      ['OU', 'Certification Authority'],
+      ['CN', 'Sim Wallet Root R1'],
+    ],
+  });
+  const appCert = await issueCertificate(root, {
+    subject: [
+      ['C', 'CN'],
+      ['O', 'Atrium'],
+      ['CN', appId],
+    ],
+    keyPair: app,
+  });
+  const walletCert = await issueCertificate(root, {
+    subject: [
+      ['C', 'CN'],
+      ['O', 'Sim Wallet'],
+      ['CN', 'Sim Wallet public key'],
+    ],
+  });
+  return {
+    pems: { app: appCert.certPem, wallet: walletCert.certPem, root: root.certPem },
+    walletKeyPem: walletCert.keyPem,
+  };
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer> {

@@ -2,7 +2,8 @@ import { createHash, createSign, createVerify, type KeyObject, randomInt } from 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChannelCConfig } from '../../../src/modules/payment/channels/channel-c/config.ts';
-import { createRootCa, type Issued, issueCertificate } from './pki.ts';
+import type { Delivery } from './channel-a.ts';
+import { createRootCa, type Issued, issueCertificate, loadIssued, savedIssued } from './pki.ts';
 
 /**
  * channel_c (UnionPay full-channel 5.1.0) as seen from a merchant: a CA chain with a UnionPay
@@ -53,14 +54,38 @@ function simVerify(fields: Fields, certPem: string): boolean {
 /** Beijing time, yyyyMMddHHmmss. */
 const beijing = (at: Date) => new Date(at.getTime() + 8 * 3_600_000).toISOString().replace(/\D/g, '').slice(0, 14);
 
-export async function createChannelCSimulator(opts: { signerCn?: string } = {}) {
-  const signerCn = opts.signerCn ?? '中国银联股份有限公司';
+type Saved = { certPem: string; keyPem: string };
+/** The simulator's key material as text, to start it again with the same chain and merchant certificate. */
+export type ChannelCKeys = { root: Saved; middle: Saved; signer: Saved; merchant: Saved };
+
+export type ChannelCSimOptions = {
+  signerCn?: string;
+  /** loopback port to listen on; a free one when absent */
+  port?: number;
+  /** key material of an earlier run (`keys()`); a new chain when absent */
+  keys?: ChannelCKeys;
+};
+
+async function issueChain(signerCn: string) {
   const root = await createRootCa({ subject: 'CN=Simulated UnionPay Root,O=China UnionPay,C=CN' });
   const middle = await issueCertificate(root, { subject: 'CN=Simulated UnionPay OCA,O=China UnionPay,C=CN', ca: true });
   const signer = await issueCertificate(middle, {
     subject: `CN=041@Z12400000001@${signerCn}@00000001,OU=00000000,O=China UnionPay,C=CN`,
   });
   const merchant = await issueCertificate(middle, { subject: `CN=041@Z${SIM_MER_ID}@merchant@00000002,C=CN` });
+  return { root, middle, signer, merchant };
+}
+
+async function loadChain(keys: ChannelCKeys) {
+  const [root, middle, signer, merchant] = await Promise.all(
+    [keys.root, keys.middle, keys.signer, keys.merchant].map(loadIssued),
+  );
+  return { root, middle, signer, merchant } as Record<keyof ChannelCKeys, Issued>;
+}
+
+export async function startChannelCSimulator(opts: ChannelCSimOptions = {}) {
+  const signerCn = opts.signerCn ?? '中国银联股份有限公司';
+  const { root, middle, signer, merchant } = opts.keys ? await loadChain(opts.keys) : await issueChain(signerCn);
 
   const orders = new Map<string, Txn>();
   const refunds = new Map<string, Refund>();
@@ -181,7 +206,9 @@ export async function createChannelCSimulator(opts: { signerCn?: string } = {}) 
       else res.writeHead(404).end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) =>
+    server.once('error', reject).listen(opts.port ?? 0, '127.0.0.1', resolve),
+  );
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
 
@@ -240,7 +267,17 @@ export async function createChannelCSimulator(opts: { signerCn?: string } = {}) 
     return v;
   };
 
-  return {
+  /** Posts a notice to `url` as UnionPay does; answers the status and body it got. */
+  async function deliver(url: string, fields: Fields): Promise<{ status: number; body: string }> {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8' },
+      body: new URLSearchParams(fields).toString(),
+    });
+    return { status: res.status, body: await res.text() };
+  }
+
+  const sim = {
     baseUrl,
     root,
     middle,
@@ -293,20 +330,40 @@ export async function createChannelCSimulator(opts: { signerCn?: string } = {}) 
     signed,
     /** The form body UnionPay posts to backUrl. */
     formBody: (fields: Fields) => new URLSearchParams(fields).toString(),
-    /** Posts a notice to `url` as UnionPay does; answers the status and body it got. */
-    async deliver(url: string, fields: Fields): Promise<{ status: number; body: string }> {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8' },
-        body: new URLSearchParams(fields).toString(),
-      });
-      return { status: res.status, body: await res.text() };
+    deliver,
+    /**
+     * The payer pays, and the notice goes to the order's backUrl (`fallbackUrl` when it had none).
+     * The order exists here once the payer's browser posted the checkout form (frontTransReq).
+     */
+    async notifyPaid(orderId: string, fallbackUrl: string): Promise<Delivery> {
+      const o = must(orders.get(orderId), `order ${orderId} (the checkout form was not posted to the gateway)`);
+      const url = o.backUrl || fallbackUrl;
+      return { url, ...(await deliver(url, sim.pay(orderId))) };
     },
+    /** The refund completes, and its notice goes to the refund's backUrl (`fallbackUrl` when it had none). */
+    async notifyRefund(refundId: string, fallbackUrl: string): Promise<Delivery> {
+      const r = must(refunds.get(refundId), `refund ${refundId}`);
+      const url = r.backUrl || fallbackUrl;
+      return { url, ...(await deliver(url, sim.settleRefund(refundId))) };
+    },
+    /** The key material as text, for `opts.keys` of a later start. */
+    keys: (): ChannelCKeys => ({
+      root: savedIssued(root),
+      middle: savedIssued(middle),
+      signer: savedIssued(signer),
+      merchant: savedIssued(merchant),
+    }),
     issueFrom: issueCertificate,
     createRootCa,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    /** Stops listening and drops open connections (a client's keep-alive pool would hold it open). */
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
+  return sim;
 }
 
-export type ChannelCSimulator = Awaited<ReturnType<typeof createChannelCSimulator>>;
+export type ChannelCSimulator = Awaited<ReturnType<typeof startChannelCSimulator>>;
 export type { Issued };

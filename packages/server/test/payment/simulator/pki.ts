@@ -1,11 +1,12 @@
 import 'reflect-metadata';
-import { createPrivateKey, type KeyObject, webcrypto, X509Certificate } from 'node:crypto';
+import { createPrivateKey, createPublicKey, type KeyObject, webcrypto, X509Certificate } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 
 /**
- * Test-only X.509: node:crypto reads certificates but cannot create them, so the channel
- * simulators build their CA chains (root → intermediate → leaf) with @peculiar/x509 over
- * WebCrypto. Keys are RSA 2048 / SHA256withRSA, what the channels use.
+ * Test-only X.509, the one certificate generator of the channel simulators: node:crypto reads
+ * certificates but cannot create them, so CA chains (root → intermediate → leaf) and self-signed
+ * certificates are built with @peculiar/x509 over WebCrypto. Keys are RSA 2048 / SHA256withRSA,
+ * what the channels use.
  */
 x509.cryptoProvider.set(webcrypto as unknown as Crypto);
 
@@ -23,18 +24,28 @@ export type Issued = {
   /** PKCS#8 PEM of its private key */
   keyPem: string;
   privateKey: KeyObject;
+  publicKey: KeyObject;
   /** for issuing further certificates */
   keys: CryptoKeyPair;
+  /** the subject as given, or as text when given as attributes */
   subject: string;
 };
 
+/**
+ * A name as text, `CN=…,O=…,C=CN` (printable values become PrintableString, others
+ * UTF8String), or as attributes in DER order, written as CA tools write them: PrintableString
+ * for C, UTF8String for the rest.
+ */
+export type NameInput = string | [attribute: 'C' | 'O' | 'OU' | 'CN', value: string][];
+
 export type CertOptions = {
-  /** an RFC 4514-style name: `CN=…,O=…,C=CN` (UTF-8 values are kept as UTF8String) */
-  subject: string;
+  subject: NameInput;
   notBefore?: Date;
   notAfter?: Date;
   /** hex; random when absent */
   serialNumber?: string;
+  /** the subject's key pair when it has one already; a new one otherwise */
+  keyPair?: { publicKey: KeyObject; privateKey: KeyObject };
 };
 
 const DAY = 86_400_000;
@@ -45,30 +56,52 @@ function randomSerial(): string {
   return Buffer.from(bytes).toString('hex');
 }
 
-async function finish(cert: x509.X509Certificate, keys: CryptoKeyPair, subject: string): Promise<Issued> {
+function nameOf(input: NameInput): string | x509.Name {
+  if (typeof input === 'string') return input;
+  return new x509.Name(
+    input.map(([attribute, value]) => ({
+      [attribute]: [attribute === 'C' ? { printableString: value } : { utf8String: value }],
+    })),
+  );
+}
+
+async function finish(cert: x509.X509Certificate, keys: CryptoKeyPair, subject?: NameInput): Promise<Issued> {
   const certPem = cert.toString('pem');
-  const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));
+  const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey as webcrypto.CryptoKey));
   const privateKey = createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' });
   return {
     certPem,
     cert: new X509Certificate(certPem),
     keyPem: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
     privateKey,
+    publicKey: createPublicKey(privateKey),
     keys,
-    subject,
+    subject: typeof subject === 'string' ? subject : cert.subject,
   };
 }
 
-const generateKeys = () => webcrypto.subtle.generateKey(RSA, true, ['sign', 'verify']) as Promise<CryptoKeyPair>;
+async function keysFor(opts: Pick<CertOptions, 'keyPair'>): Promise<CryptoKeyPair> {
+  if (!opts.keyPair) return (await webcrypto.subtle.generateKey(RSA, true, ['sign', 'verify'])) as CryptoKeyPair;
+  return {
+    privateKey: opts.keyPair.privateKey.toCryptoKey(RSA, true, ['sign']) as CryptoKey,
+    publicKey: opts.keyPair.publicKey.toCryptoKey(RSA, true, ['verify']) as CryptoKey,
+  };
+}
+
+function validity(opts: CertOptions, days: number) {
+  return {
+    notBefore: opts.notBefore ?? new Date(Date.now() - DAY),
+    notAfter: opts.notAfter ?? new Date(Date.now() + days * DAY),
+  };
+}
 
 /** A self-signed CA. */
 export async function createRootCa(opts: CertOptions): Promise<Issued> {
-  const keys = await generateKeys();
+  const keys = await keysFor(opts);
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: opts.serialNumber ?? randomSerial(),
-    name: opts.subject,
-    notBefore: opts.notBefore ?? new Date(Date.now() - DAY),
-    notAfter: opts.notAfter ?? new Date(Date.now() + 3650 * DAY),
+    name: nameOf(opts.subject),
+    ...validity(opts, 3650),
     signingAlgorithm: RSA,
     keys,
     extensions: [
@@ -80,18 +113,35 @@ export async function createRootCa(opts: CertOptions): Promise<Issued> {
   return finish(cert, keys, opts.subject);
 }
 
+/** A self-signed end-entity signing certificate (channel_a's platform certificates are such). */
+export async function createSelfSigned(opts: CertOptions): Promise<Issued> {
+  const keys = await keysFor(opts);
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: opts.serialNumber ?? randomSerial(),
+    name: nameOf(opts.subject),
+    ...validity(opts, 365),
+    signingAlgorithm: RSA,
+    keys,
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.nonRepudiation, true),
+    ],
+  });
+  return finish(cert, keys, opts.subject);
+}
+
 /** A certificate signed by `issuer`: an intermediate CA when `ca`, else an end-entity signing certificate. */
 export async function issueCertificate(issuer: Issued, opts: CertOptions & { ca?: boolean }): Promise<Issued> {
-  const keys = await generateKeys();
+  const keys = await keysFor(opts);
   const usage = opts.ca
     ? x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign
     : x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.nonRepudiation;
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: opts.serialNumber ?? randomSerial(),
-    subject: opts.subject,
-    issuer: issuer.subject,
-    notBefore: opts.notBefore ?? new Date(Date.now() - DAY),
-    notAfter: opts.notAfter ?? new Date(Date.now() + 365 * DAY),
+    subject: nameOf(opts.subject),
+    // the issuer's name exactly as encoded in its certificate (string types included)
+    issuer: new x509.X509Certificate(issuer.certPem).subjectName,
+    ...validity(opts, 365),
     signingAlgorithm: RSA,
     publicKey: keys.publicKey,
     signingKey: issuer.keys.privateKey,
@@ -104,3 +154,13 @@ export async function issueCertificate(issuer: Issued, opts: CertOptions & { ca?
   });
   return finish(cert, keys, opts.subject);
 }
+
+/** A certificate and its key kept as PEM (a simulator's saved state), ready to sign and issue again. */
+export async function loadIssued(saved: { certPem: string; keyPem: string }): Promise<Issued> {
+  const privateKey = createPrivateKey(saved.keyPem);
+  const keys = await keysFor({ keyPair: { privateKey, publicKey: createPublicKey(privateKey) } });
+  return finish(new x509.X509Certificate(saved.certPem), keys);
+}
+
+/** What `loadIssued` takes back. */
+export const savedIssued = (i: Issued) => ({ certPem: i.certPem, keyPem: i.keyPem });
