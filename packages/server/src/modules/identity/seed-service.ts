@@ -26,16 +26,17 @@ const SEED_LOCK = 0x61747364; // "atsd": instances starting together seed one at
  * yet (seed-upgrades.ts). First start: also a platform super administrator and a demo tenant whose
  * administrator holds the `tenant-admin` role (same password).
  * The password comes from SEED_ADMIN_PASSWORD, or is generated and printed once.
- * `permissionCodes` is the app's registry (`app.permissionCodes`), given to the demo role.
+ * `permissionCodes` is the app's registry (`app.permissionCodes`): the tenant codes come from it.
  */
 export async function seedIdentity(
   { db, database, cache, config, clock }: Pick<AppContext, 'db' | 'database' | 'cache' | 'config' | 'clock'>,
   permissionCodes: Iterable<string>,
 ): Promise<SeedReport> {
   const username = config.seedAdminUsername;
+  const codes = [...permissionCodes]; // read twice below: a one-shot iterable would be empty the second time
   return database.withAdvisoryLock(SEED_LOCK, async () => {
     const report = await db.transaction(async (tx) => {
-      const applied = await applyCatalogue(tx, MENU_TREE, permissionCodes, clock());
+      const applied = await applyCatalogue(tx, MENU_TREE, codes, clock());
       if (await platformSuperExists(tx)) {
         return {
           created: false,
@@ -59,7 +60,7 @@ export async function seedIdentity(
           tenantId: demo.id,
           username,
           passwordHash: hash,
-          permissionCodes,
+          permissionCodes: codes,
           now: clock(),
         });
       }
