@@ -49,6 +49,11 @@ async function main() {
           : ' (password set at first start)'),
     `Demo tenant "${seed.demoTenantCode}": sign in with tenantCode "${seed.demoTenantCode}" and the same username and password`,
   ];
+  const { menusAdded, codesAdded } = seed.applied;
+  if (!seed.created && (menusAdded || codesAdded))
+    lines.push(
+      `Upgrade: ${menusAdded} new menu nodes and ${codesAdded} new permission codes given to tenant administrators`,
+    );
   for (const line of lines) console.log(line);
 
   let stopping = false;

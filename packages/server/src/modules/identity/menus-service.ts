@@ -19,7 +19,7 @@ export function isPlatformCode(code: string | null | undefined): boolean {
  * The nodes a tenant may hold: every node whose code is not platform-only, with its ancestors;
  * a directory holding only platform nodes (Platform) is left out.
  */
-export function tenantMenus(all: MenuRow[]): MenuRow[] {
+export function tenantMenus<M extends Pick<MenuRow, 'id' | 'parentId' | 'type' | 'permission'>>(all: M[]): M[] {
   const byId = new Map(all.map((m) => [m.id, m]));
   const parents = new Set(all.map((m) => m.parentId));
   const keep = new Set<number>();
@@ -27,7 +27,7 @@ export function tenantMenus(all: MenuRow[]): MenuRow[] {
     const leafLike = m.type !== 'directory' || !parents.has(m.id);
     if (!leafLike || isPlatformCode(m.permission)) continue;
     for (
-      let n: MenuRow | undefined = m;
+      let n: M | undefined = m;
       n && !keep.has(n.id) && !isPlatformCode(n.permission);
       n = n.parentId === null ? undefined : byId.get(n.parentId)
     ) {

@@ -1,10 +1,10 @@
 import type { AppContext } from '../../platform/context.ts';
 import { randomToken } from '../../platform/crypto/digest.ts';
 import { hashPassword } from '../../platform/crypto/passwords.ts';
-import type { Db } from '../../platform/db/client.ts';
-import { anyMenu, insertMenu } from './menus-repository.ts';
-import { MENU_TREE, type SeedNode } from './seed-menus.ts';
+import { MENU_TREE } from './seed-menus.ts';
 import { insertPlatformSuper, platformSuperExists } from './seed-repository.ts';
+import { applyCatalogue, type CatalogueReport } from './seed-upgrades.ts';
+import { invalidatePermissions } from './sessions.ts';
 import { insertTenantIfAbsent } from './tenants-repository.ts';
 import { provisionTenantAdmin } from './tenants-service.ts';
 
@@ -14,49 +14,37 @@ export type SeedReport = {
   /** only when this start created the administrator and generated its password */
   generatedPassword: string | null;
   demoTenantCode: string;
+  /** what this start added of the built-in menus and tenant codes (seed-upgrades.ts) */
+  applied: CatalogueReport;
 };
 
 const DEMO_TENANT = 'demo';
 const SEED_LOCK = 0x61747364; // "atsd": instances starting together seed one at a time
 
-/** Seeds the menu tree when the menu table is empty; afterwards it is data, edited through /api/menus. */
-async function seedMenus(tx: Db): Promise<void> {
-  if (await anyMenu(tx)) return;
-  const insert = async (nodes: SeedNode[], parentId: number | null) => {
-    for (const [i, n] of nodes.entries()) {
-      const row = await insertMenu(tx, {
-        parentId,
-        type: n.type,
-        name: n.name,
-        path: n.path ?? '',
-        component: n.component ?? '',
-        icon: n.icon ?? '',
-        permission: n.permission ?? null,
-        sort: (i + 1) * 10,
-        hidden: n.hidden ?? false,
-      });
-      if (n.children?.length) await insert(n.children, row.id);
-    }
-  };
-  await insert(MENU_TREE, null);
-}
-
 /**
- * First start: the menu tree, a platform super administrator and a demo tenant whose
- * administrator holds the `tenant-admin` role (same password). Later starts change nothing.
+ * Every start: the menus and tenant codes of the built-in catalogue this install has not applied
+ * yet (seed-upgrades.ts). First start: also a platform super administrator and a demo tenant whose
+ * administrator holds the `tenant-admin` role (same password).
  * The password comes from SEED_ADMIN_PASSWORD, or is generated and printed once.
- * `permissionCodes` is the app's registry (`app.permissionCodes`), given to the demo role.
+ * `permissionCodes` is the app's registry (`app.permissionCodes`): the tenant codes come from it.
  */
 export async function seedIdentity(
-  { db, database, config, clock }: Pick<AppContext, 'db' | 'database' | 'config' | 'clock'>,
+  { db, database, cache, config, clock }: Pick<AppContext, 'db' | 'database' | 'cache' | 'config' | 'clock'>,
   permissionCodes: Iterable<string>,
 ): Promise<SeedReport> {
   const username = config.seedAdminUsername;
-  return database.withAdvisoryLock(SEED_LOCK, () =>
-    db.transaction(async (tx) => {
-      await seedMenus(tx);
+  const codes = [...permissionCodes]; // read twice below: a one-shot iterable would be empty the second time
+  return database.withAdvisoryLock(SEED_LOCK, async () => {
+    const report = await db.transaction(async (tx) => {
+      const applied = await applyCatalogue(tx, MENU_TREE, codes, clock());
       if (await platformSuperExists(tx)) {
-        return { created: false, adminUsername: username, generatedPassword: null, demoTenantCode: DEMO_TENANT };
+        return {
+          created: false,
+          adminUsername: username,
+          generatedPassword: null,
+          demoTenantCode: DEMO_TENANT,
+          applied,
+        };
       }
 
       const generated = config.seedAdminPassword ? null : randomToken(12);
@@ -72,11 +60,20 @@ export async function seedIdentity(
           tenantId: demo.id,
           username,
           passwordHash: hash,
-          permissionCodes,
+          permissionCodes: codes,
           now: clock(),
         });
       }
-      return { created: true, adminUsername: username, generatedPassword: generated, demoTenantCode: DEMO_TENANT };
-    }),
-  );
+      return {
+        created: true,
+        adminUsername: username,
+        generatedPassword: generated,
+        demoTenantCode: DEMO_TENANT,
+        applied,
+      };
+    });
+    // Signed-in holders of the roles get what was added at their next request, on every instance.
+    if (report.applied.menusAdded || report.applied.codesAdded) await invalidatePermissions(cache);
+    return report;
+  });
 }

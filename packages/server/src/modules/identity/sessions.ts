@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { UserPrincipal } from '../../platform/auth/principal.ts';
+import type { Cache } from '../../platform/cache/cache.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { randomToken, sha256 } from '../../platform/crypto/digest.ts';
 import type { Db } from '../../platform/db/client.ts';
@@ -22,6 +23,11 @@ const EPOCH_KEY = 'authz:epoch';
 const principalKey = (sid: number) => `authz:principal:${sid}`;
 const PRINCIPAL_TTL = 60;
 export const SESSION_CONTROL_CHANNEL = 'session-control';
+
+/** A new authorization epoch: every cached principal, on every instance, is reloaded at its next request. */
+export async function invalidatePermissions(cache: Cache): Promise<void> {
+  await cache.set(EPOCH_KEY, `${Date.now()}-${randomToken(6)}`, 30 * 86_400);
+}
 
 export type TokenPair = {
   accessToken: string;
@@ -154,9 +160,7 @@ export function createSessions({ db, cache, clock, config }: Pick<AppContext, 'd
     },
 
     /** Any change to roles, menus, users or tenants: every cached principal reloads. */
-    async invalidatePermissions(): Promise<void> {
-      await cache.set(EPOCH_KEY, `${Date.now()}-${randomToken(6)}`, 30 * 86_400);
-    },
+    invalidatePermissions: () => invalidatePermissions(cache),
   };
 }
 

@@ -224,3 +224,18 @@ export const loginLogs = pgTable(
   },
   (t) => [index('login_logs_tenant_time').on(t.tenantId, t.createdAt), index('login_logs_user').on(t.userId)],
 );
+
+/**
+ * What the seed has applied: a menu node of the built-in tree (by its path, or parent key `#`
+ * code for a button) or a tenant permission code. A marked item is never applied again, so what an
+ * administrator removed stays removed across upgrades (docs/decisions/0027).
+ */
+export const identitySeedMarks = pgTable(
+  'identity_seed_marks',
+  {
+    kind: text('kind').$type<'menu' | 'permission'>().notNull(),
+    key: text('key').notNull(),
+    appliedAt: timestamptz('applied_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.key] })],
+);
