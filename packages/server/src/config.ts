@@ -30,7 +30,12 @@ export type Config = {
   loginIpLimitPerMinute: number;
   loginAccountLimitPerMinute: number;
   license: string | null;
-  publicBaseUrl: string | null;
+  /**
+   * Where people and channels reach this service, without a trailing slash: the base of every
+   * link it hands out (share and short links, QR codes, unsubscribe links, OAuth endpoints,
+   * payment notify URLs). PUBLIC_BASE_URL; in development and tests http://HOST:PORT.
+   */
+  publicBaseUrl: string;
   /** OAuth 2 server lifetimes in seconds (OAUTH_*_TTL_SECONDS) */
   oauthAccessTokenTtlSeconds: number;
   oauthRefreshTokenTtlSeconds: number;
@@ -112,6 +117,15 @@ function egressAllowHosts(env: Env): AllowEntry[] {
   }
 }
 
+/**
+ * This instance's own address, as a link others can open: a wildcard listen address (0.0.0.0, ::)
+ * is no destination, so it becomes the loopback address of its family.
+ */
+export function ownAddress(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+}
+
 export function loadConfig(env: Env): Config {
   const rawEnv = str(env, 'NODE_ENV') ?? 'development';
   if (!['development', 'production', 'test'].includes(rawEnv)) {
@@ -147,6 +161,14 @@ export function loadConfig(env: Env): Config {
     fail('SEED_ADMIN_PASSWORD', 'must be at least 8 characters');
   }
 
+  const host = str(env, 'HOST') ?? '127.0.0.1';
+  const port = int(env, 'PORT', 3000, 0, 65535);
+  let publicBaseUrl = url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']);
+  if (publicBaseUrl === null && mode === 'production') {
+    fail('PUBLIC_BASE_URL', 'is required outside development: the address people reach this service at (https://…)');
+  }
+  publicBaseUrl = (publicBaseUrl ?? ownAddress(host, port)).replace(/\/+$/, '');
+
   const logLevel = str(env, 'LOG_LEVEL') ?? (mode === 'test' ? 'silent' : 'info');
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     fail('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent`);
@@ -154,8 +176,8 @@ export function loadConfig(env: Env): Config {
 
   return {
     env: mode,
-    host: str(env, 'HOST') ?? '127.0.0.1',
-    port: int(env, 'PORT', 3000, 0, 65535),
+    host,
+    port,
     dataDir,
     databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     databasePoolMax: int(env, 'DATABASE_POOL_MAX', 10, 1, 500),
@@ -173,7 +195,7 @@ export function loadConfig(env: Env): Config {
     loginIpLimitPerMinute: int(env, 'LOGIN_IP_LIMIT_PER_MINUTE', 30, 1, 100_000),
     loginAccountLimitPerMinute: int(env, 'LOGIN_ACCOUNT_LIMIT_PER_MINUTE', 10, 1, 100_000),
     license: str(env, 'LICENSE'),
-    publicBaseUrl: url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']),
+    publicBaseUrl,
     oauthAccessTokenTtlSeconds: int(env, 'OAUTH_ACCESS_TOKEN_TTL_SECONDS', 3600, 60, 86_400),
     oauthRefreshTokenTtlSeconds: int(env, 'OAUTH_REFRESH_TOKEN_TTL_SECONDS', 30 * 86_400, 300, 365 * 86_400),
     oauthCodeTtlSeconds: int(env, 'OAUTH_CODE_TTL_SECONDS', 60, 10, 600),

@@ -1,5 +1,5 @@
 import { buildApp } from './app.ts';
-import { type Config, ConfigError, loadConfig } from './config.ts';
+import { type Config, ConfigError, loadConfig, ownAddress } from './config.ts';
 import { seedIdentity } from './modules/identity/index.ts';
 import { createCache } from './platform/cache/cache.ts';
 import { openDatabase } from './platform/db/client.ts';
@@ -37,7 +37,7 @@ async function main() {
   }
   const { app, cache, database, seed } = started;
 
-  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  const base = ownAddress(config.host, config.port);
   const lines = [
     `Atrium is running at ${base}/api (database: ${embedded ? `embedded PostgreSQL in ${config.dataDir}/pg` : 'DATABASE_URL'}, cache: ${cache.kind})`,
     `API reference: ${base}/api/docs`,

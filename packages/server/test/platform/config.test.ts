@@ -62,8 +62,28 @@ describe('loadConfig', () => {
     expect(rejection({ SECRET_KEYS: 'no-colon' }).message).toMatch(/SECRET_KEYS/);
   });
 
-  it('accepts production with a long enough JWT_SECRET and SECRET_KEYS', () => {
-    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET, SECRET_KEYS: KEYS }).env).toBe('production');
+  it('refuses production without PUBLIC_BASE_URL: links handed out must reach the service', () => {
+    expect(rejection({ NODE_ENV: 'production', JWT_SECRET: SECRET, SECRET_KEYS: KEYS }).message).toMatch(
+      /PUBLIC_BASE_URL/,
+    );
+  });
+
+  it('accepts production with a long enough JWT_SECRET, SECRET_KEYS and PUBLIC_BASE_URL', () => {
+    const env = { NODE_ENV: 'production', JWT_SECRET: SECRET, SECRET_KEYS: KEYS, PUBLIC_BASE_URL: 'https://a.example' };
+    expect(loadConfig(env).env).toBe('production');
+  });
+
+  it('the public base URL is PUBLIC_BASE_URL without a trailing slash, else the address it listens on', () => {
+    expect(loadConfig({ ...base, PUBLIC_BASE_URL: 'https://atrium.example/office/' }).publicBaseUrl).toBe(
+      'https://atrium.example/office',
+    );
+    expect(loadConfig({ ...base, PORT: '8080' }).publicBaseUrl).toBe('http://127.0.0.1:8080');
+    expect(loadConfig({ ...base, HOST: 'atrium.lan' }).publicBaseUrl).toBe('http://atrium.lan:3000');
+    // a wildcard listen address is no destination: its family's loopback address is
+    expect(loadConfig({ ...base, HOST: '0.0.0.0' }).publicBaseUrl).toBe('http://127.0.0.1:3000');
+    expect(loadConfig({ ...base, HOST: '::' }).publicBaseUrl).toBe('http://[::1]:3000');
+    expect(loadConfig({ ...base, HOST: 'fe80::1' }).publicBaseUrl).toBe('http://[fe80::1]:3000');
+    expect(rejection({ PUBLIC_BASE_URL: 'ftp://atrium.example' }).message).toMatch(/PUBLIC_BASE_URL/);
   });
 });
 

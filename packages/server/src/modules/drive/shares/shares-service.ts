@@ -56,9 +56,9 @@ export const tokenOf = (secrets: SecretBox, link: Pick<repo.LinkRow, 'id' | 'tok
   secrets.decrypt(link.tokenEncrypted, tokenContext(link.id));
 
 /** The public URLs of a link: the full one (the token) and the short one (the short code). */
-export const linkUrls = (publicBaseUrl: string | null) => ({
-  full: (token: string) => `${publicBaseUrl ?? ''}/api/drive/public/shares/${token}`,
-  short: (code: string) => `${publicBaseUrl ?? ''}/api/drive/public/s/${code}`,
+export const linkUrls = (publicBaseUrl: string) => ({
+  full: (token: string) => `${publicBaseUrl}/api/drive/public/shares/${token}`,
+  short: (code: string) => `${publicBaseUrl}/api/drive/public/s/${code}`,
 });
 
 /** revoked, then disabled (tenant or space switch off), expired, exhausted (a limit reached), else active. */
@@ -105,7 +105,7 @@ export function toShareLinkView(
 export type ShareLinkView = ReturnType<typeof toShareLinkView>;
 export type ShareLinkWithToken = ShareLinkView & { token: string; url: string; shortUrl: string | null };
 
-export function createSharesService(core: DriveCore & { secrets: SecretBox; publicBaseUrl: string | null }) {
+export function createSharesService(core: DriveCore & { secrets: SecretBox; publicBaseUrl: string }) {
   const { db, clock, access, directory, activities, secrets } = core;
   const settingsOf = (scope: Scope) => core.settings.effective<DriveSettings>('drive', scope.tenantId);
   const urls = linkUrls(core.publicBaseUrl);

@@ -37,7 +37,7 @@ export function newShortCode(): string {
 }
 
 export function createShortLinksService(
-  core: DriveCore & { secrets: SecretBox; publicBaseUrl: string | null },
+  core: DriveCore & { secrets: SecretBox; publicBaseUrl: string },
   shares: Pick<SharesService, 'manageable' | 'withToken'>,
 ) {
   const { db, clock, cache, access, activities, secrets } = core;

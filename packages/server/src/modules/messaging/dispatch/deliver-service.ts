@@ -32,7 +32,7 @@ export function createDeliverer(
   registry: ChannelRegistry,
   catalog: Catalog,
 ) {
-  const baseUrl = (ctx.config.publicBaseUrl ?? `http://localhost:${ctx.config.port}`).replace(/\/$/, '');
+  const baseUrl = ctx.config.publicBaseUrl;
 
   function claim(filter: PendingFilter): Promise<DispatchRow[]> {
     const now = ctx.clock();

@@ -1,10 +1,9 @@
 import type { AppContext } from '../../../platform/context.ts';
 import type { ScopeRegistry } from '../scopes.ts';
 
-/** The issuer identifier: PUBLIC_BASE_URL (no trailing slash), else this instance's own address. */
+/** The issuer identifier: the service's public base URL (PUBLIC_BASE_URL, else its own address). */
 export function issuerOf(ctx: AppContext): string {
-  const base = ctx.config.publicBaseUrl ?? `http://${ctx.config.host}:${ctx.config.port}`;
-  return base.replace(/\/+$/, '');
+  return ctx.config.publicBaseUrl;
 }
 
 /**

@@ -52,11 +52,9 @@ export function createChannelConfigService(
       inUse: paymentErrors.configInUse,
     },
   });
-  const base = ctx.config.publicBaseUrl?.replace(/\/+$/, '') ?? null;
-
-  /** An empty notifyUrl is built from PUBLIC_BASE_URL (null when that is not configured either). */
-  const effectiveNotifyUrl = (row: Pick<ChannelConfigRow, 'notifyUrl' | 'channel'>) =>
-    row.notifyUrl || (base ? `${base}${notifyPath(row.channel)}` : null);
+  /** An empty notifyUrl is built from the public base URL (spec §4.5). */
+  const effectiveNotifyUrl = (row: Pick<ChannelConfigRow, 'notifyUrl' | 'channel'>): string =>
+    row.notifyUrl || `${ctx.config.publicBaseUrl}${notifyPath(row.channel)}`;
 
   function toChannelConfigView(row: ChannelConfigRow) {
     const { isDefault: _default, ...masked } = configs.mask(row);
