@@ -155,11 +155,15 @@ describe('captcha when enabled', () => {
     });
     expect(none.statusCode).toBe(400);
     expect(none.json()).toMatchObject({ error: 'auth.captcha_invalid', details: [{ field: 'captchaCode' }] });
+    // the message says where a captcha comes from and how a script signs in without one
+    expect(none.json().message).toMatch(/^A captcha is required: .*GET \/api\/auth\/captcha.*CAPTCHA_ENABLED=false/);
     const { captchaId } = (await call(c.app, 'GET', '/api/auth/captcha')).json().data;
     const wrong = await call(c.app, 'POST', '/api/auth/login', {
       body: { username: 'admin', password: ADMIN_PASSWORD, captchaId, captchaCode: 'zzzz' },
     });
     expect(wrong.statusCode).toBe(400);
+    expect(wrong.json()).toMatchObject({ details: [{ field: 'captchaCode', message: 'wrong or expired' }] });
+    expect(wrong.json().message).toMatch(/^The captcha answer is wrong or expired/);
   });
 
   it('accepts the right answer once (upper-cased), then the same captcha is gone', async () => {

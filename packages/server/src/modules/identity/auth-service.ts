@@ -70,7 +70,7 @@ export function createAuthService({
         // Single use: the answer is taken out of the cache whether it matches or not.
         const answer = input.captchaId ? await cache.take(captchaKey(input.captchaId)) : null;
         if (!answer || answer !== (input.captchaCode ?? '').trim().toLowerCase())
-          throw identityErrors.captchaRequired();
+          throw identityErrors.captchaRequired(!input.captchaId || !input.captchaCode);
       }
       await limit(
         `ratelimit:login:account:${tenantId ?? 'unknown'}:${input.username}`,

@@ -3,10 +3,16 @@ import { AppError } from '../../platform/http/errors.ts';
 /** Errors of the identity module (`identity.*`, and `auth.*` for sign-in). */
 export const identityErrors = {
   invalidCredentials: () => new AppError(401, 'auth.invalid_credentials', 'Wrong username or password'),
-  captchaRequired: () =>
-    new AppError(400, 'auth.captcha_invalid', 'The captcha answer is missing or wrong', {
-      details: [{ field: 'captchaCode', message: 'missing, wrong or expired' }],
-    }),
+  /** Says where a captcha comes from, and how a script signs in without one. */
+  captchaRequired: (missing: boolean) =>
+    new AppError(
+      400,
+      'auth.captcha_invalid',
+      `${missing ? 'A captcha is required' : 'The captcha answer is wrong or expired (each captcha answers once)'}: ` +
+        'get an image and its captchaId from GET /api/auth/captcha, then sign in with captchaId and captchaCode. ' +
+        'Scripts and development: the security setting captchaEnabled turns it off (its default comes from CAPTCHA_ENABLED=false at start).',
+      { details: [{ field: 'captchaCode', message: missing ? 'missing' : 'wrong or expired' }] },
+    ),
   accountLocked: (until: Date) =>
     new AppError(403, 'auth.account_locked', `The account is locked until ${until.toISOString()}`),
   accountDisabled: () => new AppError(403, 'auth.account_disabled', 'The account is disabled'),
