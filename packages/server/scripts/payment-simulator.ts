@@ -2,7 +2,7 @@
  * `npm run simulator`: the payment channel simulators of the tests (test/payment/simulator/), run
  * next to `npm start` so a developer can try payments without a merchant account (README, "Trying
  * payments locally"). It listens on fixed loopback ports, keeps its key material under
- * `.data/simulator/` (so stored configurations stay valid across restarts; `--reset` makes new
+ * `data/simulator/`, beside the service's data (so stored configurations stay valid across restarts; `--reset` makes new
  * keys), writes the three configurations in the admin API's shape, and serves a small control API
  * through which the developer acts as the payer:
  *   POST /pay            {channel, orderNo}   the order is paid; the signed callback is delivered
@@ -14,6 +14,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { onStopRequest } from '../src/stop-requests.ts';
 import {
   type Channel,
   closeSims,
@@ -43,7 +44,8 @@ const { values: args } = parseArgs({
     'service-url': { type: 'string' },
     'data-dir': { type: 'string' },
     reset: { type: 'boolean', default: false },
-    register: { type: 'string' },
+    register: { type: 'boolean', default: false },
+    token: { type: 'string' },
     api: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
@@ -56,9 +58,12 @@ if (args.help) {
   --channel-b-port N    channel_b simulator (SIMULATOR_CHANNEL_B_PORT, default 4702)
   --channel-c-port N    channel_c simulator (SIMULATOR_CHANNEL_C_PORT, default 4703)
   --service-url URL     the service (SERVICE_URL, default http://127.0.0.1:3000): notify URLs
-  --data-dir DIR        key material and configurations (SIMULATOR_DATA_DIR, default .data/simulator)
+  --data-dir DIR        key material and configurations (SIMULATOR_DATA_DIR, default DATA_DIR/simulator,
+                        DATA_DIR being the service's, ./data)
   --reset               new keys (configurations stored in the service must then be updated)
-  --register TOKEN      create or update the three configurations through the admin API
+  --register            create or update the three configurations through the admin API, signed in
+                        with a tenant administrator's access token: SIMULATOR_TOKEN (not shown by ps)
+                        or --token TOKEN
   --api URL             the admin API for --register (default: the service URL)`);
   process.exit(0);
 }
@@ -80,9 +85,24 @@ const ports = {
   c: port(args['channel-c-port'], 'SIMULATOR_CHANNEL_C_PORT', 4703),
 };
 const serviceUrl = (args['service-url'] ?? process.env.SERVICE_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
+// Beside the service's own data (DATA_DIR, ./data), relative to where `npm run simulator` was typed.
+const cwd = process.env.INIT_CWD ?? process.cwd();
 const dataDir = resolve(
-  args['data-dir'] ?? process.env.SIMULATOR_DATA_DIR ?? join(import.meta.dirname, '../../../.data/simulator'),
+  cwd,
+  args['data-dir'] ?? process.env.SIMULATOR_DATA_DIR ?? join(process.env.DATA_DIR ?? 'data', 'simulator'),
 );
+const token = args.token ?? process.env.SIMULATOR_TOKEN ?? '';
+if (args.register && !token.trim()) {
+  console.error(
+    "simulator: --register needs a tenant administrator's access token in SIMULATOR_TOKEN (or --token); it is empty. " +
+      'Sign in first (README, "Trying payments locally", step 2).',
+  );
+  process.exit(64);
+}
+if (!args.register && args.token !== undefined) {
+  console.error('simulator: --token is only used with --register');
+  process.exit(64);
+}
 const stateFile = join(dataDir, 'state.json');
 const configsFile = join(dataDir, 'channel-configs.json');
 
@@ -202,24 +222,23 @@ async function stop() {
   if (stopping) return;
   stopping = true;
   // keep-alive connections of the service would hold the servers open
-  setTimeout(() => process.exit(0), 3000).unref();
+  setTimeout(() => process.exit(), 3000).unref();
   control.closeAllConnections();
   await Promise.all([new Promise((done) => control.close(done)), closeSims(sims)]);
   // fetch's pooled keep-alive sockets to the service would otherwise hold the process a few seconds more
-  process.exit(0);
+  process.exit(); // 0, or the exitCode a failed --register set
 }
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);
-// npm forwards SIGTERM to the shell it ran the script in, not to this process: a new parent means that shell is gone
-const parent = process.ppid;
-setInterval(() => process.ppid !== parent && stop(), 1000).unref();
+onStopRequest(() => void stop());
 
 for (const channel of CHANNELS) console.log(`${channel} (${LABEL[channel]}): ${simOf(sims, channel).baseUrl}`);
 console.log(`EGRESS_ALLOW_HOSTS=${simulatorHosts(sims)}`);
 console.log(`configurations (POST /api/payment/channel-configs bodies): ${configsFile}`);
 if (args.register) {
-  await register((args.api ?? serviceUrl).replace(/\/+$/, ''), args.register, bodies).catch((err: Error) => {
+  // Asked to register and could not: not "ready" for the flow the person expects.
+  await register((args.api ?? serviceUrl).replace(/\/+$/, ''), token.trim(), bodies).catch(async (err: Error) => {
     console.error(`simulator: --register failed: ${err.message}`);
+    process.exitCode = 1;
+    await stop();
   });
 }
 console.log(`simulator ready: control API ${controlUrl} (POST /pay, POST /refund/settle)`);

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseSecretKeys, type SecretKey } from './platform/crypto/secrets.ts';
 import { type AllowEntry, parseAllowList } from './platform/egress/allow-list.ts';
+import type { LogFormat } from './platform/logging/destination.ts';
 
 /**
  * The one typed configuration. Read and checked once at start (`loadConfig(process.env)`),
@@ -19,6 +20,8 @@ export type Config = {
   redisUrl: string | null;
   redisKeyPrefix: string;
   logLevel: string;
+  /** LOG_FORMAT: json, pretty, or auto (pretty on a terminal, JSON otherwise) */
+  logFormat: LogFormat;
   trustProxy: boolean;
   bodyLimitBytes: number;
   jwtSecret: string;
@@ -132,7 +135,8 @@ export function loadConfig(env: Env): Config {
     fail('NODE_ENV', `must be development, production or test, got "${rawEnv}"`);
   }
   const mode = rawEnv as Config['env'];
-  const dataDir = resolve(str(env, 'DATA_DIR') ?? './data');
+  // Relative to where the person ran `npm start` (npm's INIT_CWD), not to the package npm runs it in.
+  const dataDir = resolve(str(env, 'INIT_CWD') ?? process.cwd(), str(env, 'DATA_DIR') ?? './data');
 
   let jwtSecret = str(env, 'JWT_SECRET');
   if (jwtSecret === null) {
@@ -174,6 +178,10 @@ export function loadConfig(env: Env): Config {
     fail('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent`);
   }
 
+  const logFormat = str(env, 'LOG_FORMAT') ?? 'auto';
+  if (!['json', 'pretty', 'auto'].includes(logFormat))
+    fail('LOG_FORMAT', `must be json, pretty or auto, got "${logFormat}"`);
+
   return {
     env: mode,
     host,
@@ -184,6 +192,7 @@ export function loadConfig(env: Env): Config {
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     redisKeyPrefix: str(env, 'REDIS_KEY_PREFIX') ?? 'atrium:',
     logLevel,
+    logFormat: logFormat as LogFormat,
     trustProxy: bool(env, 'TRUST_PROXY') ?? false,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
     jwtSecret,

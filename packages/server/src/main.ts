@@ -3,9 +3,10 @@ import { type Config, ConfigError, loadConfig, ownAddress } from './config.ts';
 import { seedIdentity } from './modules/identity/index.ts';
 import { createCache } from './platform/cache/cache.ts';
 import { openDatabase } from './platform/db/client.ts';
-import { lockDataDir } from './platform/db/data-dir-lock.ts';
-import { type EmbeddedPostgres, startEmbeddedPostgres } from './platform/db/embedded-server.ts';
 import { runMigrations } from './platform/db/migrate.ts';
+import { logDestination } from './platform/logging/destination.ts';
+import { openServiceDatabase, type ServiceDatabase } from './service-database.ts';
+import { onStopRequest } from './stop-requests.ts';
 
 /** Process entry: config → database → migrations → app → listen; clean shutdown on signals. */
 async function main() {
@@ -20,58 +21,45 @@ async function main() {
     throw err;
   }
 
-  // Without DATABASE_URL the service runs its own PostgreSQL under DATA_DIR (one service per DATA_DIR).
-  const lock = config.databaseUrl ? null : lockDataDir(config.dataDir);
-  let embedded: EmbeddedPostgres | null = null;
-  const releaseStore = async () => {
-    await embedded?.stop();
-    lock?.release();
-  };
-  let started: Awaited<ReturnType<typeof start>>;
+  const opened: { store?: ServiceDatabase; service?: Service } = {};
+  let stopping = false;
+  const starting = (async () => {
+    opened.store = await openServiceDatabase(config, { log: (line) => console.log(line) });
+    if (!stopping) opened.service = await start(config, opened.store.url);
+  })();
+
+  // Asked to stop while starting, the start is let finish first: its database must be stopped too.
+  onStopRequest((reason) => {
+    stopping = true;
+    console.log(`Stopping (${reason}) …`);
+    const force = setTimeout(() => {
+      console.error('Atrium did not stop within 30 s: exiting anyway');
+      process.exit(1);
+    }, 30_000);
+    force.unref();
+    void (async () => {
+      await starting.catch(() => {});
+      const { service, store } = opened;
+      if (service) {
+        await service.app.close(); // stops accepting, finishes in-flight requests, lets active jobs finish (≤ 10 s)
+        await service.cache.close();
+        await service.database.close();
+      }
+      await store?.release();
+      process.exit(0);
+    })();
+  });
+
   try {
-    if (lock) embedded = await startEmbeddedPostgres(config.dataDir, { log: (line) => console.log(line) });
-    started = await start(config, embedded?.url ?? (config.databaseUrl as string));
+    await starting;
   } catch (err) {
-    await releaseStore();
+    await opened.store?.release();
     throw err;
   }
-  const { app, cache, database, seed } = started;
-
-  const base = ownAddress(config.host, config.port);
-  const lines = [
-    `Atrium is running at ${base}/api (database: ${embedded ? `embedded PostgreSQL in ${config.dataDir}/pg` : 'DATABASE_URL'}, cache: ${cache.kind})`,
-    `API reference: ${base}/api/docs`,
-    `Platform administrator: ${seed.adminUsername}` +
-      (seed.generatedPassword
-        ? ` / ${seed.generatedPassword}  (generated now, shown once: change it)`
-        : seed.created
-          ? ' / SEED_ADMIN_PASSWORD'
-          : ' (password set at first start)'),
-    `Demo tenant "${seed.demoTenantCode}": sign in with tenantCode "${seed.demoTenantCode}" and the same username and password`,
-  ];
-  const { menusAdded, codesAdded } = seed.applied;
-  if (!seed.created && (menusAdded || codesAdded))
-    lines.push(
-      `Upgrade: ${menusAdded} new menu nodes and ${codesAdded} new permission codes given to tenant administrators`,
-    );
-  for (const line of lines) console.log(line);
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    app.log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 15_000);
-    force.unref();
-    await app.close(); // stops accepting, finishes in-flight requests, closes sockets, lets active jobs finish (≤ 10 s)
-    await cache.close();
-    await database.close();
-    await releaseStore();
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  if (opened.store && opened.service && !stopping) announce(config, opened.store, opened.service);
 }
+
+type Service = Awaited<ReturnType<typeof start>>;
 
 /** Database → migrations → cache → app → seed → listen. */
 async function start(config: Config, databaseUrl: string) {
@@ -83,10 +71,37 @@ async function start(config: Config, databaseUrl: string) {
   });
   await runMigrations(database);
   const cache = createCache({ redisUrl: config.redisUrl, prefix: config.redisKeyPrefix });
-  const app = await buildApp({ config, database, cache });
+  const app = await buildApp({ config, database, cache, logDestination: logDestination(config.logFormat) });
   const seed = await seedIdentity(app.ctx, app.permissionCodes);
   await app.listen({ host: config.host, port: config.port });
   return { app, cache, database, seed };
+}
+
+/** What a person starting the service needs to know, and nothing more. */
+function announce(config: Config, store: ServiceDatabase, { cache, seed }: Service) {
+  const base = ownAddress(config.host, config.port);
+  const lines = [
+    `Atrium is running at ${base}/api (database: ${store.where}, cache: ${cache.kind})`,
+    `API reference: ${base}/api/docs`,
+    `Platform administrator: ${seed.adminUsername}` +
+      (seed.generatedPassword
+        ? ` / ${seed.generatedPassword}  (generated now, shown once: change it)`
+        : seed.created
+          ? ' / SEED_ADMIN_PASSWORD'
+          : ' (password set at first start)'),
+    `Demo tenant "${seed.demoTenantCode}": sign in with tenantCode "${seed.demoTenantCode}" and the same username and password`,
+  ];
+  if (seed.seedPasswordIgnored)
+    lines.push(
+      `SEED_ADMIN_PASSWORD is ignored: it is only used at the first start, and "${seed.adminUsername}" exists with another password. ` +
+        'To set it now (the service may keep running): SEED_ADMIN_PASSWORD=… npm run admin -- reset-password',
+    );
+  const { menusAdded, codesAdded } = seed.applied;
+  if (!seed.created && (menusAdded || codesAdded))
+    lines.push(
+      `Upgrade: ${menusAdded} new menu nodes and ${codesAdded} new permission codes given to tenant administrators`,
+    );
+  for (const line of lines) console.log(line);
 }
 
 main().catch((err) => {

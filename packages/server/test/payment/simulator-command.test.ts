@@ -18,10 +18,17 @@ const dataDir = mkdtempSync(join(tmpdir(), 'atrium-simulator-'));
 
 type Running = { proc: ChildProcessWithoutNullStreams; output: () => string; exited: Promise<number | null> };
 
-/** Starts the command on free ports and resolves once it printed its ready line. */
-async function startCommand(): Promise<Running> {
-  const ports = ['--control-port', '--channel-a-port', '--channel-b-port', '--channel-c-port'].flatMap((f) => [f, '0']);
-  const proc = spawn(process.execPath, [script, ...ports, '--data-dir', dataDir], { stdio: 'pipe' });
+const FREE_PORTS = ['--control-port', '--channel-a-port', '--channel-b-port', '--channel-c-port'].flatMap((f) => [
+  f,
+  '0',
+]);
+
+/** Runs the command on free ports, its environment without any simulator or npm variables but `env`. */
+function runCommand(args: string[], env: Record<string, string> = {}): Running {
+  const proc = spawn(process.execPath, [script, ...FREE_PORTS, ...args], {
+    stdio: 'pipe',
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+  });
   let output = '';
   proc.stdout.on('data', (c: Buffer) => {
     output += c.toString('utf8');
@@ -30,17 +37,23 @@ async function startCommand(): Promise<Running> {
     output += c.toString('utf8');
   });
   const exited = new Promise<number | null>((done) => proc.on('exit', (code) => done(code)));
+  return { proc, output: () => output, exited };
+}
+
+/** Starts the command and resolves once it printed its ready line. */
+async function startCommand(args: string[] = ['--data-dir', dataDir], env?: Record<string, string>): Promise<Running> {
+  const running = runCommand(args, env);
   await new Promise<void>((ready, fail) => {
-    const timer = setTimeout(() => fail(new Error(`no ready line within 20 s:\n${output}`)), 20_000);
+    const timer = setTimeout(() => fail(new Error(`no ready line within 20 s:\n${running.output()}`)), 20_000);
     const check = () => {
-      if (!/simulator ready: /.test(output)) return;
+      if (!/simulator ready: /.test(running.output())) return;
       clearTimeout(timer);
       ready();
     };
-    proc.stdout.on('data', check);
-    void exited.then((code) => fail(new Error(`exited with ${code}:\n${output}`)));
+    running.proc.stdout.on('data', check);
+    void running.exited.then((code) => fail(new Error(`exited with ${code}:\n${running.output()}`)));
   });
-  return { proc, output: () => output, exited };
+  return running;
 }
 
 const printed = (output: string, pattern: RegExp) => {
@@ -51,10 +64,13 @@ const printed = (output: string, pattern: RegExp) => {
 
 let sim: Running;
 let t: TestApp;
+/** the service, listening on a loopback port of its own */
+let api: string;
 
 beforeAll(async () => {
   sim = await startCommand();
   t = await createTestApp({ env: { EGRESS_ALLOW_HOSTS: printed(sim.output(), /^EGRESS_ALLOW_HOSTS=(\S+)$/m) } });
+  api = await t.app.listen({ port: 0, host: '127.0.0.1' });
 }, 30_000);
 
 afterAll(async () => {
@@ -65,7 +81,7 @@ afterAll(async () => {
 
 describe('npm run simulator', () => {
   it('an order created at the printed channel_a configuration succeeds once the control API pays it', async () => {
-    const serviceUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const serviceUrl = api;
     const file = printed(sim.output(), /^configurations \(.*\): (.+)$/m);
     const bodies = JSON.parse(readFileSync(file, 'utf8')) as { channel: string; notifyUrl: string }[];
     const body = bodies.find((b) => b.channel === 'channel_a');
@@ -106,6 +122,51 @@ describe('npm run simulator', () => {
     });
     expect(unknown.status).toBe(404);
   });
+
+  it('--register with SIMULATOR_TOKEN creates the three configurations in the service, its data beside DATA_DIR', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'atrium-simulator-cwd-'));
+    try {
+      // DATA_DIR relative to where npm was typed (INIT_CWD), as `npm start` resolves it
+      const running = await startCommand(['--register', '--api', api], {
+        SIMULATOR_TOKEN: t.demoAdminToken,
+        INIT_CWD: root,
+        DATA_DIR: 'rel-data',
+      });
+      expect(running.output()).toContain(
+        `configurations (POST /api/payment/channel-configs bodies): ${root}/rel-data/simulator/channel-configs.json`,
+      );
+      for (const channel of ['channel_a', 'channel_b', 'channel_c'])
+        expect(running.output()).toMatch(new RegExp(`(created|updated) configuration "Simulator ${channel}"`));
+      const listed = await call(t.app, 'GET', '/api/payment/channel-configs?pageSize=200', { token: t.demoAdminToken });
+      expect(
+        listed
+          .json()
+          .data.list.map((c: { name: string }) => c.name)
+          .sort(),
+      ).toEqual(expect.arrayContaining(['Simulator channel_a', 'Simulator channel_b', 'Simulator channel_c']));
+      running.proc.kill('SIGTERM');
+      expect(await running.exited).toBe(0);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  it('--register with an empty token stops before starting, saying where the token goes', async () => {
+    const envs: Record<string, string>[] = [{}, { SIMULATOR_TOKEN: '  ' }];
+    for (const env of envs) {
+      const running = runCommand(['--data-dir', dataDir, '--register'], env);
+      expect(await running.exited).toBe(64);
+      expect(running.output()).toMatch(/--register needs .*access token in SIMULATOR_TOKEN \(or --token\)/);
+      expect(running.output()).not.toContain('simulator ready');
+    }
+  });
+
+  it('--register refused by the service exits non-zero and never says ready', async () => {
+    const running = runCommand(['--data-dir', dataDir, '--register', '--api', api], { SIMULATOR_TOKEN: 'not-a-token' });
+    expect(await running.exited).toBe(1);
+    expect(running.output()).toMatch(/--register failed: GET \/api\/payment\/channel-configs.*: HTTP 401/);
+    expect(running.output()).not.toContain('simulator ready');
+  }, 30_000);
 
   it('SIGTERM ends it; a restart keeps the keys, so stored configurations stay valid', async () => {
     const file = printed(sim.output(), /^configurations \(.*\): (.+)$/m);

@@ -73,6 +73,21 @@ describe('loadConfig', () => {
     expect(loadConfig(env).env).toBe('production');
   });
 
+  it('DATA_DIR is relative to where npm was run (INIT_CWD), else to the working directory', () => {
+    expect(loadConfig({ ...base, INIT_CWD: '/srv/atrium' }).dataDir).toBe('/srv/atrium/data');
+    expect(loadConfig({ ...base, INIT_CWD: '/srv/atrium', DATA_DIR: 'state' }).dataDir).toBe('/srv/atrium/state');
+    expect(loadConfig({ ...base, INIT_CWD: '/srv/atrium', DATA_DIR: '/var/lib/atrium' }).dataDir).toBe(
+      '/var/lib/atrium',
+    );
+    expect(loadConfig(base).dataDir).toBe(join(process.cwd(), 'data'));
+  });
+
+  it('LOG_FORMAT is json, pretty or auto (the default), naming the variable otherwise', () => {
+    expect(loadConfig(base).logFormat).toBe('auto');
+    expect(loadConfig({ ...base, LOG_FORMAT: 'json' }).logFormat).toBe('json');
+    expect(rejection({ LOG_FORMAT: 'xml' }).message).toMatch(/LOG_FORMAT must be json, pretty or auto/);
+  });
+
   it('the public base URL is PUBLIC_BASE_URL without a trailing slash, else the address it listens on', () => {
     expect(loadConfig({ ...base, PUBLIC_BASE_URL: 'https://atrium.example/office/' }).publicBaseUrl).toBe(
       'https://atrium.example/office',

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,13 +12,23 @@ import { freeLoopbackPort } from '../../src/platform/net/free-port.ts';
  * is still there; a crash (kill -9) leaves the server running and the next start recovers it.
  */
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+const REPO = fileURLToPath(new URL('../../../..', import.meta.url));
 const PASSWORD = 'Embedded#Start2026';
 const dirs: string[] = [];
 const children: ChildProcess[] = [];
+const groups: number[] = [];
 // A failed test may leave its service running: stop it (and so its server) before the next test.
 afterEach(async () => {
   const running = children.splice(0).filter((c) => c.exitCode === null && c.signalCode === null);
   await Promise.all(running.map((c) => new Promise((r) => c.once('exit', r).kill('SIGTERM'))));
+  // what an npm start left behind after a failed test: its whole group
+  for (const group of groups.splice(0)) {
+    try {
+      process.kill(-group, 'SIGTERM');
+    } catch {
+      // gone
+    }
+  }
 });
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -26,19 +36,35 @@ afterAll(() => {
 
 type Service = { child: ChildProcess; base: string; output: () => string; exited: Promise<number | null> };
 
-async function startService(dataDir: string): Promise<Service> {
+type StartOptions = {
+  /** `npm start` run from `cwd` (`npm --prefix <repo> start`), as a person or a process manager runs it */
+  npm?: { cwd: string };
+  env?: Record<string, string>;
+};
+
+async function startService(dataDir: string | null, opts: StartOptions = {}): Promise<Service> {
   const port = await freeLoopbackPort();
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '/tmp',
-    DATA_DIR: dataDir,
+    ...(dataDir ? { DATA_DIR: dataDir } : {}),
     PORT: String(port),
     SEED_ADMIN_PASSWORD: PASSWORD,
     CAPTCHA_ENABLED: 'false',
     LOG_LEVEL: 'warn',
+    ...opts.env,
   };
-  const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = opts.npm
+    ? // its own process group, as a process manager starts it: a signal to the npm pid reaches npm alone
+      spawn('npm', ['--prefix', REPO, 'start'], {
+        env,
+        cwd: opts.npm.cwd,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+    : spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
+  if (opts.npm && child.pid) groups.push(child.pid);
   let out = '';
   child.stdout?.on('data', (d) => {
     out += d;
@@ -86,6 +112,29 @@ function alive(pid: number): boolean {
     return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
   } catch {
     return true; // no /proc
+  }
+}
+
+/** The live processes of a session (a detached child leads its own): npm, its shell, the service. */
+function sessionMembers(sid: number): number[] {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        // fields after "(comm)": state ppid pgrp session
+        return Number(readFileSync(`/proc/${d}/stat`, 'utf8').split(') ')[1]?.split(' ')[3]) === sid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+async function until(what: string, done: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not after ${ms / 1000} s`);
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
 
@@ -169,6 +218,52 @@ describe('the embedded PostgreSQL default', { timeout: 180_000 }, () => {
     );
     next.child.kill('SIGTERM');
     expect(await next.exited).toBe(0);
+  });
+});
+
+// What `kill $!` after `npm start &`, a process manager or a container runtime does: the signal
+// reaches the npm process alone, which passes it to its shell only (stop-requests.ts).
+describe('npm start, stopped by a signal to the npm process alone', { timeout: 180_000 }, () => {
+  const cwd = mkdtempSync(join(tmpdir(), 'atrium-npm-start-'));
+  dirs.push(cwd);
+  const dataDir = join(cwd, 'data');
+
+  // SIGKILL: npm killed outright; the service sees its parent gone (stop-requests.ts)
+  it.each(['SIGTERM', 'SIGINT', 'SIGKILL'] as const)(
+    '%s stops the service and its database, leaving nothing running',
+    async (signal) => {
+      const s = await startService(null, { npm: { cwd } });
+      await ready(s);
+      // DATA_DIR's default is relative to where npm start was typed, not to the package it runs
+      expect(s.output()).toContain(`embedded PostgreSQL in ${dataDir}/pg`);
+      const pid = s.child.pid as number;
+      const started = sessionMembers(pid);
+      expect(started.length).toBeGreaterThanOrEqual(2); // npm and the service its script execs
+      const postmaster = serverPid(dataDir) as number;
+      expect(alive(postmaster)).toBe(true);
+
+      s.child.kill(signal);
+      await until('every process npm start started has exited', () => started.every((p) => !alive(p)));
+      await until('the database server has stopped', () => !alive(postmaster));
+      await expect(fetch(`${s.base}/api/health`)).rejects.toThrow();
+      expect(existsSync(join(dataDir, 'atrium.pid'))).toBe(false);
+    },
+  );
+
+  it('a later start with another SEED_ADMIN_PASSWORD says it is ignored and how to set it', async () => {
+    const s = await startService(null, { npm: { cwd }, env: { SEED_ADMIN_PASSWORD: 'Another#Pass2026' } });
+    await ready(s);
+    expect(s.output()).toContain('SEED_ADMIN_PASSWORD is ignored: it is only used at the first start');
+    expect(s.output()).toContain('npm run admin -- reset-password');
+    s.child.kill('SIGTERM');
+    await until('npm start has exited', () => s.child.exitCode !== null || s.child.signalCode !== null);
+    // the same password again: nothing to say
+    const same = await startService(null, { npm: { cwd } });
+    await ready(same);
+    expect(same.output()).not.toContain('SEED_ADMIN_PASSWORD is ignored');
+    const postmaster = serverPid(dataDir) as number;
+    same.child.kill('SIGTERM');
+    await until('the database server has stopped', () => !alive(postmaster));
   });
 });
 

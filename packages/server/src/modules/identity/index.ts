@@ -31,7 +31,8 @@ import { createUserGroupsService } from './user-groups-service.ts';
 import { createUsersService } from './users-service.ts';
 
 export { identityEvents } from './events.ts';
-export { seedIdentity } from './seed-service.ts';
+export { type PasswordResetTarget, resetPasswords } from './password-reset-service.ts';
+export { DEMO_TENANT, seedIdentity } from './seed-service.ts';
 
 /** Identity and access: tenants, users, RBAC, sessions and sign-in. */
 export function createIdentityModule(ctx: AppContext, deps: { notify: Notifier['notify'] }) {

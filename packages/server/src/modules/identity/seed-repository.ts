@@ -16,6 +16,16 @@ export async function platformSuperExists(db: Db): Promise<boolean> {
   return existing !== undefined;
 }
 
+/** The password hash of the platform administrator of that name, or null when there is none. */
+export async function platformUserPasswordHash(db: Db, username: string): Promise<string | null> {
+  const [row] = await db
+    .select({ hash: users.passwordHash })
+    .from(users)
+    .where(and(isNull(users.tenantId), eq(users.username, username)))
+    .limit(1);
+  return row?.hash ?? null;
+}
+
 export async function insertPlatformSuper(db: Db, username: string, passwordHash: string) {
   await db
     .insert(users)

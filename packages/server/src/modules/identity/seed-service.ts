@@ -1,8 +1,8 @@
 import type { AppContext } from '../../platform/context.ts';
 import { randomToken } from '../../platform/crypto/digest.ts';
-import { hashPassword } from '../../platform/crypto/passwords.ts';
+import { hashPassword, verifyPassword } from '../../platform/crypto/passwords.ts';
 import { MENU_TREE } from './seed-menus.ts';
-import { insertPlatformSuper, platformSuperExists } from './seed-repository.ts';
+import { insertPlatformSuper, platformSuperExists, platformUserPasswordHash } from './seed-repository.ts';
 import { applyCatalogue, type CatalogueReport } from './seed-upgrades.ts';
 import { invalidatePermissions } from './sessions.ts';
 import { insertTenantIfAbsent } from './tenants-repository.ts';
@@ -13,12 +13,18 @@ export type SeedReport = {
   adminUsername: string;
   /** only when this start created the administrator and generated its password */
   generatedPassword: string | null;
+  /**
+   * SEED_ADMIN_PASSWORD is set, the administrator existed already, and its password is another
+   * one: the variable only counts at the first start, and the operator should hear so.
+   */
+  seedPasswordIgnored: boolean;
   demoTenantCode: string;
   /** what this start added of the built-in menus and tenant codes (seed-upgrades.ts) */
   applied: CatalogueReport;
 };
 
-const DEMO_TENANT = 'demo';
+/** the tenant the first start creates, whose administrator shares the platform administrator's name and password */
+export const DEMO_TENANT = 'demo';
 const SEED_LOCK = 0x61747364; // "atsd": instances starting together seed one at a time
 
 /**
@@ -42,6 +48,7 @@ export async function seedIdentity(
           created: false,
           adminUsername: username,
           generatedPassword: null,
+          seedPasswordIgnored: false,
           demoTenantCode: DEMO_TENANT,
           applied,
         };
@@ -68,12 +75,17 @@ export async function seedIdentity(
         created: true,
         adminUsername: username,
         generatedPassword: generated,
+        seedPasswordIgnored: false,
         demoTenantCode: DEMO_TENANT,
         applied,
       };
     });
     // Signed-in holders of the roles get what was added at their next request, on every instance.
     if (report.applied.menusAdded || report.applied.codesAdded) await invalidatePermissions(cache);
+    if (!report.created && config.seedAdminPassword) {
+      const hash = await platformUserPasswordHash(db, username);
+      report.seedPasswordIgnored = hash !== null && !(await verifyPassword(hash, config.seedAdminPassword));
+    }
     return report;
   });
 }
