@@ -106,12 +106,15 @@ describe('channel_a merchant APIs', () => {
     await expect(closed.adapter.queryOrder(closed.sim.config(), 'P1')).rejects.toMatchObject({
       name: 'ChannelCallError',
       detail: { code: 'egress.network_error' },
+      neverSent: true,
     });
   });
 
   it('refuses a gateway outside the egress allow-list (no loopback by default)', async () => {
     await expect(h.adapter.queryOrder(h.sim.config({ baseUrl: 'http://127.0.0.1:9' }), 'P1')).rejects.toMatchObject({
       detail: { code: 'egress.blocked_address' },
+      neverSent: true,
+      message: expect.stringContaining('EGRESS_ALLOW_HOSTS=127.0.0.1:9'),
     });
   });
 });

@@ -127,11 +127,22 @@ describe('calls that cannot be trusted', () => {
     const err = await failure(() =>
       adapter.queryOrder({ ...sim.config(), baseUrl: 'http://127.0.0.1:1/gateway.do' }, 'X'),
     );
-    expect(err.message).toMatch(/could not be reached/);
+    // nothing listens there: the request never left, and the message says where it went
+    expect(err).toMatchObject({ neverSent: true, detail: { code: 'egress.network_error' } });
+    expect(err.message).toBe('channel_b alipay.trade.query: 127.0.0.1:1: the connection failed (ECONNREFUSED)');
   });
-  it('a destination the egress allow-list refuses is a ChannelCallError too', async () => {
+  it('a destination the egress allow-list refuses is a ChannelCallError naming the entry that allows it', async () => {
     const strict = createChannelBAdapter({ egress: createEgress(), clock: () => new Date() });
-    await failure(() => strict.queryOrder(sim.config(), 'X'));
+    const err = await failure(() => strict.queryOrder(sim.config(), 'X'));
+    const port = new URL(sim.baseUrl).port;
+    expect(err).toMatchObject({ neverSent: true, detail: { code: 'egress.blocked_address' } });
+    expect(err.message).toContain(`the egress guard refused 127.0.0.1:${port}`);
+    expect(err.message).toContain(`EGRESS_ALLOW_HOSTS=127.0.0.1:${port}`);
+  });
+  it('an HTTP error answer may have been taken: not neverSent', async () => {
+    sim.faults.push({ status: 502, body: '<html>bad gateway</html>' });
+    const err = await failure(() => adapter.queryOrder(sim.config(), 'X'));
+    expect(err).toMatchObject({ neverSent: false, detail: { status: 502 } });
   });
   it('HTTP 502', async () => {
     sim.faults.push({ status: 502, body: 'bad gateway' });

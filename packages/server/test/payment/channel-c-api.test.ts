@@ -181,6 +181,7 @@ describe('channel_c: unusable answers are ChannelCallError', () => {
     await new Promise<void>((r) => closed.close(() => r()));
     const err = await queryFails(sim.config({ baseUrl: `http://127.0.0.1:${port}` }));
     expect(err.detail.code).toBe('egress.network_error');
+    expect(err.neverSent).toBe(true);
   });
 
   it('a destination egress refuses', async () => {

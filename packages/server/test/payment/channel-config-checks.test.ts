@@ -200,7 +200,8 @@ describe('POST /api/payment/channel-configs/{id}/test', () => {
     });
     const down = await test(unreachable.json().data.id);
     expect(down.json().data.ok).toBe(false);
-    expect(down.json().data.message).toBeTruthy();
+    expect(down.json().data.message).toContain('the egress guard refused 127.0.0.1:9');
+    expect(down.json().data.message).toContain('EGRESS_ALLOW_HOSTS=127.0.0.1:9');
   });
 
   it('another tenant’s configuration is not found; viewing is not enough to test', async () => {

@@ -67,7 +67,7 @@ describe('channel failures', () => {
     mode = 'refuse';
     const res = await create();
     expect(res.statusCode, res.body).toBe(201);
-    expect(res.json().data.status).toBe('failed');
+    expect(res.json().data).toMatchObject({ status: 'failed', lastError: 'ACQ.TRADE_HAS_CLOSE' });
     const events = await t.database.db
       .select()
       .from(paymentEventRecords)
@@ -79,7 +79,7 @@ describe('channel failures', () => {
     mode = 'unreachable';
     const res = await create(300);
     const order = res.json().data;
-    expect(order.status).toBe('unknown');
+    expect(order).toMatchObject({ status: 'unknown', lastError: 'timeout' });
     queryAnswer = {
       scene: 'payment',
       orderNo: order.orderNo,
@@ -103,7 +103,7 @@ describe('channel failures', () => {
       token,
       body: { amount: 300 },
     });
-    expect(refund.json().data.status).toBe('unknown');
+    expect(refund.json().data).toMatchObject({ status: 'unknown', lastError: 'timeout' });
     expectError(
       await call(t.app, 'POST', `/api/payment/orders/${order.id}/refunds`, { token, body: { amount: 1 } }),
       409,

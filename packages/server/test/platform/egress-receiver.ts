@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A real HTTP server on a loopback address for the egress tests: it records what reaches it and
- * answers with redirects, hangs, drips and large bodies on demand.
+ * answers with redirects, hangs, dropped connections, drips and large bodies on demand.
  */
 export type Hit = {
   method: string;
@@ -54,6 +54,8 @@ export async function startReceiver(host = '127.0.0.1', port = 0): Promise<Recei
           return res.end();
         case '/hang':
           return; // never answers
+        case '/drop':
+          return void req.socket.destroy(); // the request was read; the connection ends unanswered
         case '/drip':
           res.writeHead(200, { 'content-type': 'text/plain' });
           res.write('first bytes');

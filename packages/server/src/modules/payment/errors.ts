@@ -54,6 +54,32 @@ export const paymentErrors = {
   orderNotOpen: (status: string) =>
     new AppError(409, 'payment.order_not_open', `The order is ${status}: only an unpaid order can be closed`),
   orderExpired: () => new AppError(409, 'payment.order_expired', 'The order has expired: it cannot be paid'),
+  /**
+   * The creation never reached the channel (issue 24): nothing exists there. The answer carries
+   * the order as stored (`order`, status `unsent`, `lastError`); the same POST again retries.
+   */
+  orderChannelUnreachable: (order: { orderNo: string; lastError: string | null }, view: unknown) =>
+    new AppError(
+      502,
+      'payment.channel_unreachable',
+      `Order ${order.orderNo} never reached its channel: ${order.lastError}. Nothing was created at the channel; post the same order again to retry.`,
+      { extra: { order: view } },
+    ),
+  /** A refund that never reached the channel: failed here, its amount refundable again (`refund` in the answer). */
+  refundChannelUnreachable: (refund: { refundNo: string; lastError: string | null }, view: unknown) =>
+    new AppError(
+      502,
+      'payment.channel_unreachable',
+      `Refund ${refund.refundNo} never reached its channel: ${refund.lastError}. It is failed and its amount can be refunded again; post a new refund to retry.`,
+      { extra: { refund: view } },
+    ),
+  /** Querying an order the channel never received: nothing to ask; the creation is retried instead. */
+  orderNotSent: (lastError: string | null) =>
+    new AppError(
+      409,
+      'payment.order_not_sent',
+      `The order never reached its channel${lastError ? ` (${lastError})` : ''}: there is nothing to query; post the same order again to retry the creation`,
+    ),
   eventNotFailed: (status: string) =>
     new AppError(
       409,

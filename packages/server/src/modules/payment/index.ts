@@ -52,11 +52,11 @@ export function createPaymentModule(
   const configs = createChannelConfigService(ctx, adapters);
   const outbox = createOutboxService({ db, clock, log: ctx.log });
   const apply = createApplyService({ db, clock, outbox, emitWithin: deps.emitWebhookWithin });
-  const orderDeps = { db, clock, configs, adapters, apply };
+  const orderDeps = { db, clock, configs, adapters, apply, log: ctx.log };
   const orders = createOrdersService(orderDeps);
   const refunds = createRefundsService(orderDeps);
   const notify = createNotifyService({ db, clock, configs, adapters, apply, log: ctx.log });
-  const compensation = createCompensationService({ ...orderDeps, log: ctx.log });
+  const compensation = createCompensationService(orderDeps);
   ctx.jobs.register(paymentJobs, () => ({
     dispatchPaymentEvents: outbox.dispatchDue,
     purgeNotifyLogs: notify.purgeExpired,

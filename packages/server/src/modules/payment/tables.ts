@@ -17,7 +17,7 @@ import { listedConfigColumns, listedConfigIndexes } from '../../platform/provide
 import type { ChannelCode, Scene } from './channels/types.ts';
 
 /** docs/decisions/0021-payment-core.md: the statuses and the moves between them. */
-export type OrderStatus = 'paying' | 'succeeded' | 'closed' | 'failed' | 'unknown';
+export type OrderStatus = 'unsent' | 'paying' | 'succeeded' | 'closed' | 'failed' | 'unknown';
 export type RefundStatus = 'processing' | 'succeeded' | 'failed' | 'unknown';
 export type EventStatus = 'pending' | 'done' | 'failed';
 export type PaymentEventType =
@@ -82,6 +82,8 @@ export const paymentOrders = pgTable(
     version: integer('version').notNull().default(1),
     /** the compensation jobs' claim: an instance querying the order at its channel holds it until then */
     queryLeaseUntil: timestamptz('query_lease_until'),
+    /** why the creation call gave no pay details (unsent, unknown, failed); null once one succeeds */
+    lastError: text('last_error'),
     createdBy: integer('created_by'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -89,11 +91,14 @@ export const paymentOrders = pgTable(
   (t) => [
     uniqueIndex('payment_orders_tenant_order_no').on(t.tenantId, t.orderNo),
     index('payment_orders_tenant_created').on(t.tenantId, t.createdAt),
-    // the compensation jobs read paying / unknown orders by age
-    index('payment_orders_open').on(t.createdAt).where(sql`${t.status} in ('paying', 'unknown')`),
+    // the compensation jobs read open orders by age (unsent ones only to close them at expiry)
+    index('payment_orders_open').on(t.createdAt).where(sql`${t.status} in ('paying', 'unknown', 'unsent')`),
     check('payment_orders_amount_positive', sql`${t.amount} > 0`),
     check('payment_orders_refunded_range', sql`${t.refundedAmount} >= 0 and ${t.refundedAmount} <= ${t.amount}`),
-    check('payment_orders_status', sql`${t.status} in ('paying', 'succeeded', 'closed', 'failed', 'unknown')`),
+    check(
+      'payment_orders_status',
+      sql`${t.status} in ('unsent', 'paying', 'succeeded', 'closed', 'failed', 'unknown')`,
+    ),
     check('payment_orders_refund_needs_payment', sql`${t.refundedAmount} = 0 or ${t.status} = 'succeeded'`),
   ],
 );
@@ -116,6 +121,8 @@ export const paymentRefunds = pgTable(
     version: integer('version').notNull().default(1),
     /** the reconciliation job's claim (see payment_orders.query_lease_until) */
     queryLeaseUntil: timestamptz('query_lease_until'),
+    /** why the refund call gave no definite answer, or never reached the channel; null when none */
+    lastError: text('last_error'),
     createdBy: integer('created_by'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

@@ -1,6 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
-import { Agent, type Dispatcher, request as undiciRequest } from 'undici';
+import { Agent, buildConnector, type Dispatcher, request as undiciRequest } from 'undici';
 import { VERSION } from '../../version.ts';
 import { blockedReason, parseIp } from './address.ts';
 import { type AllowEntry, addressAllowed, hostAllowed, normalizeHost } from './allow-list.ts';
@@ -15,7 +15,9 @@ import { EgressError } from './errors.ts';
  *     one that answers those addresses, so a second, rebound answer is never used. Host header
  *     and TLS server name (SNI) stay those of the URL;
  *  4. follows redirects itself, each Location checked again from step 1.
- * A total deadline, a connect timeout and a response-size cap bound every call.
+ * A total deadline, a connect timeout and a response-size cap bound every call. A failure says
+ * whether anything may have reached a destination (`EgressError.neverSent`): true only when no
+ * connection was ever established during the call.
  */
 export type ResolvedAddress = { address: string; family: 4 | 6 };
 /** Host name → every address it resolves to. Injected in tests; dns.lookup otherwise. */
@@ -99,14 +101,14 @@ export function createEgress(opts: { allow?: AllowEntry[]; resolve?: Resolver } 
       throw new EgressError('egress.bad_url', 'URLs with credentials are not accepted', text);
     }
     const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-    const refuse = (detail: string) =>
-      new EgressError('egress.blocked_address', 'The destination address is not allowed', text, { detail });
+    const refuse = (detail: string, range?: string) =>
+      new EgressError('egress.blocked_address', 'The destination address is not allowed', text, { detail, range });
 
     // The WHATWG parser has already turned 0x7f.1, 2130706433 and 0177.0.0.1 into 127.0.0.1.
     const literal = parseIp(url.hostname);
     if (literal) {
       const reason = addressAllowed(allow, literal, port) ? null : blockedReason(literal);
-      if (reason) throw refuse(`${url.hostname}: ${reason}`);
+      if (reason) throw refuse(`${url.hostname}: ${reason}`, reason);
       const address = url.hostname.replace(/^\[|\]$/g, '');
       return { url, addresses: [{ address, family: literal.length === 4 ? 4 : 6 }] };
     }
@@ -149,10 +151,15 @@ export function createEgress(opts: { allow?: AllowEntry[]; resolve?: Resolver } 
     let method: EgressMethod = o.method ?? 'GET';
     let body = o.body;
     let headers = outgoingHeaders(o.headers);
+    // set once any hop has a connection: from then on a request may have been delivered
+    let connected = false;
+    const onConnected = () => {
+      connected = true;
+    };
     try {
       for (let hop = 0; ; hop++) {
         const dest = await destination(current, deadline.signal);
-        const agent = pinnedAgent(dest.addresses, connectTimeoutMs, timeoutMs);
+        const agent = pinnedAgent(dest.addresses, connectTimeoutMs, timeoutMs, onConnected);
         try {
           const res = await call(agent, dest.url, method, headers, body, deadline.signal);
           const location = res.headers.location;
@@ -178,12 +185,12 @@ export function createEgress(opts: { allow?: AllowEntry[]; resolve?: Resolver } 
             body: await readCapped(res, maxBytes, current),
             url: current,
           };
-        } catch (err) {
-          throw failure(err, deadline.signal, current);
         } finally {
           await agent.destroy();
         }
       }
+    } catch (err) {
+      throw failure(err, deadline.signal, current).withNeverSent(!connected);
     } finally {
       clearTimeout(timer);
     }
@@ -192,13 +199,25 @@ export function createEgress(opts: { allow?: AllowEntry[]; resolve?: Resolver } 
   return {
     request,
     check: async (url) => {
-      await destination(url);
+      try {
+        await destination(url);
+      } catch (err) {
+        throw err instanceof EgressError ? err.withNeverSent(true) : err;
+      }
     },
   };
 }
 
-/** Step 3: an agent whose connections can only reach the checked addresses. */
-function pinnedAgent(addresses: ResolvedAddress[], connectTimeoutMs: number, timeoutMs: number): Agent {
+/**
+ * Step 3: an agent whose connections can only reach the checked addresses. `onConnected` runs
+ * when a connection is ready (TCP, and TLS for https) — before that, no request byte can leave.
+ */
+function pinnedAgent(
+  addresses: ResolvedAddress[],
+  connectTimeoutMs: number,
+  timeoutMs: number,
+  onConnected: () => void,
+): Agent {
   const lookup: LookupFunction = (_hostname, options, callback) => {
     const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
     const usable = addresses.filter((a) => !family || a.family === family);
@@ -211,11 +230,13 @@ function pinnedAgent(addresses: ResolvedAddress[], connectTimeoutMs: number, tim
       callback(null, first.address, first.family);
     }
   };
-  return new Agent({
-    connect: { lookup, timeout: connectTimeoutMs },
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-  });
+  const connector = buildConnector({ lookup, timeout: connectTimeoutMs });
+  const connect: buildConnector.connector = (options, callback) =>
+    connector(options, (...result) => {
+      if (result[0] === null) onConnected();
+      callback(...result);
+    });
+  return new Agent({ connect, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
 }
 
 function call(

@@ -98,8 +98,12 @@ export async function startChannelBSimulator(opts: ChannelBSimOptions = {}) {
 
   const trades = new Map<string, SimTrade>();
   const received: Record<string, string>[] = [];
-  /** the next gateway answers, raw, instead of the real one (garbage, HTTP errors) */
-  const faults: { status: number; body: string }[] = [];
+  /**
+   * the next gateway answers, raw, instead of the real one (garbage, HTTP errors); `drop`: the
+   * call is carried out (a precreate makes its trade) but the connection ends unanswered, as when
+   * an answer is lost on the way back
+   */
+  const faults: ({ status: number; body: string } | { drop: true })[] = [];
   let seq = 0;
 
   const sign = (text: string) => createSign(ALG[signType]).update(text, 'utf8').sign(walletKey, 'base64');
@@ -219,7 +223,7 @@ export async function startChannelBSimulator(opts: ChannelBSimOptions = {}) {
   const server: Server = createServer((req, res) => {
     readBody(req).then((raw) => {
       const fault = faults.shift();
-      if (fault) {
+      if (fault && 'status' in fault) {
         res.writeHead(fault.status, { 'content-type': 'text/html' }).end(fault.body);
         return;
       }
@@ -228,7 +232,9 @@ export async function startChannelBSimulator(opts: ChannelBSimOptions = {}) {
       const query = new URL(req.url ?? '/', 'http://sim').searchParams;
       const params = { ...Object.fromEntries(query), ...Object.fromEntries(new URLSearchParams(raw.toString('utf8'))) };
       received.push(params);
-      res.writeHead(200, { 'content-type': 'text/html;charset=utf-8' }).end(handle(params));
+      const answer = handle(params);
+      if (fault) return void req.socket.destroy();
+      res.writeHead(200, { 'content-type': 'text/html;charset=utf-8' }).end(answer);
     });
   });
   await new Promise<void>((resolve, reject) =>

@@ -7,6 +7,7 @@
  * one code path whether it came from a callback or from a query.
  */
 
+import { describeEgressFailure, type EgressError } from '../../../platform/egress/errors.ts';
 import type { ConfigProblem } from './config-checks.ts';
 
 export type { ConfigProblem };
@@ -113,12 +114,29 @@ export interface ChannelAdapter<C> {
   ): Promise<ChannelNotice | null>;
 }
 
-/** The channel could not be reached, or answered something that cannot be trusted or read. */
+/**
+ * The channel could not be reached, or answered something that cannot be trusted or read.
+ * `neverSent`: the request of this operation certainly did not reach the channel (egress
+ * `neverSent`), so the channel holds nothing of it. An adapter whose operation makes several
+ * calls sets it only when the first one failed that way (channel_a's certificate download after
+ * an answer never throws one: its failures are "answer not trusted").
+ */
 export class ChannelCallError extends Error {
   readonly detail: { status?: number; code?: string };
-  constructor(message: string, detail: { status?: number; code?: string } = {}) {
+  readonly neverSent: boolean;
+  constructor(message: string, detail: { status?: number; code?: string } = {}, opts: { neverSent?: boolean } = {}) {
     super(message);
     this.name = 'ChannelCallError';
     this.detail = detail;
+    this.neverSent = opts.neverSent ?? false;
   }
+}
+
+/** An egress failure as the call's error: what failed, where, and for a refusal how to allow it. */
+export function unreachable(what: string, err: EgressError): ChannelCallError {
+  return new ChannelCallError(
+    `${what}: ${describeEgressFailure(err)}`,
+    { code: err.code },
+    { neverSent: err.neverSent },
+  );
 }

@@ -1,7 +1,13 @@
-import type { Logger } from 'pino';
 import type { Db } from '../../../platform/db/client.ts';
 import type { ApplyOutcome, ApplyResult } from '../orders/apply-service.ts';
-import { applyAnswer, channelOf, closeAtChannel, queryOrderAt, queryRefundAt } from '../orders/channel-calls.ts';
+import {
+  applyAnswer,
+  channelOf,
+  closeAtChannel,
+  closeHere,
+  queryOrderAt,
+  queryRefundAt,
+} from '../orders/channel-calls.ts';
 import type { OrdersDeps } from '../orders/orders-service.ts';
 import { findOrder, type OrderRow, type RefundRow } from '../orders/repository.ts';
 import { type Claim, claimExpiredOrders, claimStaleOrders, claimStaleRefunds } from './repository.ts';
@@ -46,7 +52,7 @@ const tally = (c: RunCounts, result: Pick<ApplyResult, 'outcome' | 'status'>) =>
  * claimed with a lease (compensation/repository.ts), so instances running a job at once never
  * query one row twice; a failed call leaves the row as it was for the next run.
  */
-export function createCompensationService(deps: OrdersDeps & { log: Pick<Logger, 'warn'> }) {
+export function createCompensationService(deps: OrdersDeps) {
   const { db, clock, configs, apply } = deps;
 
   /** Claims batches until none is left or the run's bound is reached; `handle` never throws. */
@@ -101,7 +107,12 @@ export function createCompensationService(deps: OrdersDeps & { log: Pick<Logger,
   async function closeExpired(order: OrderRow, counts: RunCounts) {
     await guarded({ orderId: order.id }, counts, async () => {
       const closedBy = { closedBy: 'closeExpiredPaymentOrders', expiresAt: order.expiresAt.toISOString() };
-      tally(counts, await closeAtChannel(deps, await channelFor(order), order, closedBy));
+      // unsent: never reached its channel, so closed here without a query
+      const result =
+        order.status === 'unsent'
+          ? await closeHere(deps, order, closedBy)
+          : await closeAtChannel(deps, await channelFor(order), order, closedBy);
+      tally(counts, result);
     });
   }
 

@@ -34,9 +34,12 @@ async function claimOrders(db: Db, c: Claim, where: SQL | undefined): Promise<Or
 export const claimStaleOrders = (db: Db, c: Claim, createdBefore: Date) =>
   claimOrders(db, c, and(inArray(o.status, ['paying', 'unknown']), lt(o.createdAt, createdBefore)));
 
-/** closeExpiredPaymentOrders: unpaid orders whose expiry has passed. */
+/**
+ * closeExpiredPaymentOrders: unpaid orders whose expiry has passed, `unsent` ones included (closed
+ * here without a query). Reconciliation never takes `unsent`: the channel has nothing to tell.
+ */
 export const claimExpiredOrders = (db: Db, c: Claim) =>
-  claimOrders(db, c, and(inArray(o.status, ['paying', 'unknown']), lt(o.expiresAt, c.now)));
+  claimOrders(db, c, and(inArray(o.status, ['paying', 'unknown', 'unsent']), lt(o.expiresAt, c.now)));
 
 /** paymentReconciliation: refunds still processing (or unknown) created before `createdBefore`. */
 export async function claimStaleRefunds(db: Db, c: Claim, createdBefore: Date): Promise<RefundRow[]> {

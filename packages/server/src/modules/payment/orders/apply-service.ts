@@ -28,7 +28,8 @@ type TenantScope = Pick<Scope, 'tenantId'> & { tenantId: number };
 /** Webhook emission inside the transaction of the move (open-platform's emitWithin), when wired. */
 export type EmitWithin = (tx: Db, input: { tenantId: number; type: string; data: unknown }) => Promise<unknown>;
 
-const OPEN_ORDER: OrderStatus[] = ['paying', 'unknown'];
+// unsent too: a final answer (a close, or money the channel reports after all) is never lost
+const OPEN_ORDER: OrderStatus[] = ['paying', 'unknown', 'unsent'];
 const OPEN_REFUND: RefundStatus[] = ['processing', 'unknown'];
 
 export function orderEventPayload(o: OrderRow) {

@@ -34,6 +34,13 @@ export function channelOf(
 
 export type Channel = ReturnType<typeof channelOf>;
 
+/** A failed call as the reason stored on the order or refund (`lastError`): for people, bounded. */
+const LAST_ERROR_MAX = 1000;
+export function errorText(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return text.length > LAST_ERROR_MAX ? `${text.slice(0, LAST_ERROR_MAX - 1)}…` : text;
+}
+
 export const channelCallFailed = (err: unknown) =>
   new AppError(502, 'payment.channel_call_failed', 'The channel could not be reached or answered something unusable', {
     internal: err instanceof Error ? err : String(err),
@@ -96,6 +103,7 @@ export async function applyAnswer(
  * first: what it settled (paid above all) is applied and never closed over. Still open there →
  * closed at the channel, then here; unknown there (the creation never reached it) → closed here
  * only, as there is nothing to close at the channel. `closedBy` goes into the notice's payload.
+ * An `unsent` order is known never to have reached it: callers close it with `closeHere`.
  */
 export async function closeAtChannel(
   deps: { apply: ApplyService; clock: () => Date },
@@ -103,20 +111,31 @@ export async function closeAtChannel(
   order: OrderRow,
   closedBy: Record<string, unknown>,
 ): Promise<ApplyResult> {
-  const scope = { tenantId: order.tenantId };
   const notice = await queryOrderAt(channel, order);
-  if (notice && notice.outcome !== 'pending') return deps.apply.applyNotice(scope, notice);
+  if (notice && notice.outcome !== 'pending') return deps.apply.applyNotice({ tenantId: order.tenantId }, notice);
   if (notice) await calling(() => channel.adapter.closeOrder(channel.config, order.orderNo));
-  return deps.apply.applyNotice(scope, {
-    scene: 'payment',
-    orderNo: order.orderNo,
-    refundNo: null,
-    channelTradeNo: order.channelTradeNo,
-    amount: order.amount,
-    currency: order.currency,
-    outcome: 'closed',
-    occurredAt: deps.clock(),
-    merchantId: null,
-    payload: closedBy,
-  });
+  return closeHere(deps, order, closedBy);
+}
+
+/** Closed here only (payment.closed), without a word to the channel. */
+export function closeHere(
+  deps: { apply: ApplyService; clock: () => Date },
+  order: OrderRow,
+  closedBy: Record<string, unknown>,
+): Promise<ApplyResult> {
+  return deps.apply.applyNotice(
+    { tenantId: order.tenantId },
+    {
+      scene: 'payment',
+      orderNo: order.orderNo,
+      refundNo: null,
+      channelTradeNo: order.channelTradeNo,
+      amount: order.amount,
+      currency: order.currency,
+      outcome: 'closed',
+      occurredAt: deps.clock(),
+      merchantId: null,
+      payload: closedBy,
+    },
+  );
 }

@@ -1,26 +1,25 @@
+import type { Logger } from 'pino';
 import { type Scope, userOf } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import type { PageRequest } from '../../../platform/db/scoped.ts';
 import { AppError } from '../../../platform/http/errors.ts';
 import type { AdapterRegistry } from '../adapters.ts';
 import { sandboxPaidNotice } from '../channels/sandbox/adapter.ts';
-import { ChannelCallError, type ChannelCode, type ChannelNotice } from '../channels/types.ts';
+import type { ChannelCode } from '../channels/types.ts';
 import type { ChannelConfigService } from '../configs/configs-service.ts';
-import type { ChannelConfigRow } from '../configs/repository.ts';
 import { paymentErrors } from '../errors.ts';
 import type { OrderStatus } from '../tables.ts';
 import type { ApplyResult, ApplyService } from './apply-service.ts';
-import { applyAnswer, channelOf, closeAtChannel, queryOrderAt } from './channel-calls.ts';
+import { applyAnswer, channelOf, closeAtChannel, closeHere, queryOrderAt } from './channel-calls.ts';
 import { checkOrderNo } from './order-numbers.ts';
+import { createOrderStart } from './order-start.ts';
 import {
   findOrder,
   findOrderByNo,
   insertOrderOnce,
-  moveOrder,
   type OrderRow,
   pageOrders,
   recordSandboxPayment,
-  setPaymentStart,
 } from './repository.ts';
 import { toOrderView } from './views.ts';
 
@@ -42,6 +41,8 @@ export type OrdersDeps = {
   configs: ChannelConfigService;
   adapters: AdapterRegistry;
   apply: ApplyService;
+  /** the app logger: failed channel calls are logged at warn with the order (refund) number */
+  log: Pick<Logger, 'warn'>;
 };
 
 export function tenantOf(scope: Scope): { tenantId: number } {
@@ -51,11 +52,13 @@ export function tenantOf(scope: Scope): { tenantId: number } {
 
 /**
  * Orders (issue 16 item 2): created idempotently on the tenant's order number, started at the
- * channel after the row exists (so a crash leaves a `paying` order the query job settles), and
- * moved only through applyNotice.
+ * channel after the row exists (order-start.ts: a crash leaves a `paying` order the query job
+ * settles; one that never reached its channel is started again when posted again), and moved
+ * only through applyNotice.
  */
 export function createOrdersService(deps: OrdersDeps) {
   const { db, clock, configs } = deps;
+  const starts = createOrderStart(deps);
 
   const sameOrder = (row: OrderRow, input: OrderCreateInput, configId: number) =>
     row.amount === input.amount &&
@@ -63,49 +66,6 @@ export function createOrdersService(deps: OrdersDeps) {
     row.channel === input.channel &&
     row.subject === input.subject &&
     row.configId === configId;
-
-  async function startAtChannel(scope: { tenantId: number }, order: OrderRow, config: ChannelConfigRow) {
-    const { adapter, config: c, notifyUrl } = channelOf(deps, config);
-    try {
-      const start = await adapter.createPayment(c, {
-        orderNo: order.orderNo,
-        amount: order.amount,
-        currency: order.currency,
-        subject: order.subject,
-        expiresAt: order.expiresAt,
-        notifyUrl,
-        createdAt: order.createdAt,
-      });
-      return (
-        (await setPaymentStart(
-          db,
-          scope,
-          order.id,
-          { payPayload: start.payload, channelTradeNo: start.channelTradeNo },
-          clock(),
-        )) ?? order
-      );
-    } catch (err) {
-      if (err instanceof ChannelCallError) {
-        // the channel may or may not hold the order: unknown until a query says
-        return (await moveOrder(db, scope, order.id, ['paying'], { status: 'unknown' }, clock())) ?? order;
-      }
-      const failed: ChannelNotice = {
-        scene: 'payment',
-        orderNo: order.orderNo,
-        refundNo: null,
-        channelTradeNo: null,
-        amount: order.amount,
-        currency: order.currency,
-        outcome: 'failed',
-        occurredAt: clock(),
-        merchantId: null,
-        payload: { error: err instanceof Error ? err.message : String(err) },
-      };
-      await deps.apply.applyNotice(scope, failed);
-      return (await findOrder(db, scope, order.id)) ?? order;
-    }
-  }
 
   return {
     async create(scope: Scope, input: OrderCreateInput) {
@@ -131,9 +91,11 @@ export function createOrdersService(deps: OrdersDeps) {
         // the same order number again: the same body answers the same order, another body is a conflict
         const existing = await findOrderByNo(db, tenant, input.orderNo);
         if (!existing || !sameOrder(existing, input, config.id)) throw paymentErrors.orderNoConflict();
-        return toOrderView(existing);
+        // one that never reached its channel is started again; any other is answered as it is
+        if (existing.status !== 'unsent') return toOrderView(existing);
+        return toOrderView(await starts.retry(tenant, existing, config));
       }
-      return toOrderView(await startAtChannel(tenant, inserted, config));
+      return toOrderView(await starts.start(tenant, inserted, config));
     },
 
     async list(scope: Scope, q: PageRequest & { status?: OrderStatus; channel?: ChannelCode; orderNo?: string }) {
@@ -176,6 +138,8 @@ export function createOrdersService(deps: OrdersDeps) {
     async query(scope: Scope, id: number) {
       const tenant = tenantOf(scope);
       const order = await findOwn(scope, id);
+      // the channel never received it: there is nothing to ask, and a query must not pretend so
+      if (order.status === 'unsent') throw paymentErrors.orderNotSent(order.lastError);
       const notice = await queryOrderAt(channelOf(deps, await configs.byId(scope, order.configId)), order);
       const result = await applyAnswer(deps.apply, tenant, notice, { ...order, kind: 'order' });
       return { order: toOrderView(await findOwn(scope, id)), result };
@@ -199,10 +163,14 @@ export function createOrdersService(deps: OrdersDeps) {
             message: 'the order is already closed',
           },
         };
-      if (order.status !== 'paying' && order.status !== 'unknown') throw paymentErrors.orderNotOpen(order.status);
-      const channel = channelOf(deps, await configs.byId(scope, order.configId));
+      if (order.status !== 'paying' && order.status !== 'unknown' && order.status !== 'unsent')
+        throw paymentErrors.orderNotOpen(order.status);
       const closedBy = { closedBy: 'operator', userId: userOf(scope)?.userId ?? null };
-      const result = await closeAtChannel(deps, channel, order, closedBy);
+      // an unsent order never reached its channel: nothing to ask or close there
+      const result =
+        order.status === 'unsent'
+          ? await closeHere(deps, order, closedBy)
+          : await closeAtChannel(deps, channelOf(deps, await configs.byId(scope, order.configId)), order, closedBy);
       return { order: toOrderView(await findOwn(scope, id)), result };
     },
   };

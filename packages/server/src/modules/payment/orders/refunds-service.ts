@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { type Scope, userOf } from '../../../platform/auth/principal.ts';
 import type { PageRequest } from '../../../platform/db/scoped.ts';
 import { onUniqueViolation } from '../../../platform/db/sql.ts';
-import type { ChannelNotice } from '../channels/types.ts';
+import { ChannelCallError, type ChannelNotice } from '../channels/types.ts';
 import { paymentErrors } from '../errors.ts';
 import type { RefundStatus } from '../tables.ts';
-import { applyAnswer, channelOf, queryRefundAt } from './channel-calls.ts';
+import { applyAnswer, channelOf, errorText, queryRefundAt } from './channel-calls.ts';
 import { checkRefundNo } from './order-numbers.ts';
 import { type OrdersDeps, tenantOf } from './orders-service.ts';
 import {
@@ -15,17 +15,34 @@ import {
   moveRefund,
   pageRefunds,
   type RefundRow,
+  recordRefundError,
   reserveRefund,
 } from './repository.ts';
 import { toRefundView } from './views.ts';
 
 export type RefundCreateInput = { refundNo?: string; amount: number; reason?: string };
 
+/** The notice of a refund the channel never received: it failed, nothing moved there. */
+const notMade = (orderNo: string, refund: RefundRow, reason: string): ChannelNotice => ({
+  scene: 'refund',
+  orderNo,
+  refundNo: refund.refundNo,
+  channelTradeNo: null,
+  amount: refund.amount,
+  currency: refund.currency,
+  outcome: 'failed',
+  occurredAt: null,
+  merchantId: null,
+  payload: { error: reason },
+});
+
 /**
  * Refunds (issue 16 item 2): partial refunds reserve their amount on the order by one
  * conditional update in the refund's transaction, so together they never exceed the order; the
  * channel is called after commit and its answer applied by applyNotice (a failed refund gives
- * its reservation back in the transaction of its move).
+ * its reservation back in the transaction of its move). A call that never reached the channel
+ * fails the refund at once (502 payment.channel_unreachable naming the host); one without a
+ * definite answer leaves it `unknown`; both keep the reason in `lastError` and are logged.
  */
 export function createRefundsService(deps: OrdersDeps) {
   const { db, clock } = deps;
@@ -81,9 +98,20 @@ export function createRefundsService(deps: OrdersDeps) {
           notifyUrl,
           createdAt: refund.createdAt,
         });
-      } catch {
+      } catch (err) {
+        const reason = errorText(err);
+        const logged = { tenantId: tenant.tenantId, refundId: refund.id, refundNo: refund.refundNo, reason };
+        if (err instanceof ChannelCallError && err.neverSent) {
+          // certainly not made at the channel: failed (refund.failed), its amount released at once
+          await recordRefundError(db, scope, refund.id, reason, clock());
+          await deps.apply.applyNotice(tenant, notMade(order.orderNo, refund, reason));
+          deps.log.warn(logged, 'refund never reached its channel: failed, its amount refundable again');
+          const failed = await findOwn(scope, refund.id);
+          throw paymentErrors.refundChannelUnreachable(failed, toRefundView(failed));
+        }
         // not known whether the channel took it: unknown until a query says (never a guess)
-        await moveRefund(db, scope, refund.id, ['processing'], { status: 'unknown' }, clock());
+        await moveRefund(db, scope, refund.id, ['processing'], { status: 'unknown', lastError: reason }, clock());
+        deps.log.warn(logged, 'refund call got no definite answer: unknown until a query settles it');
         return toRefundView(await findOwn(scope, refund.id));
       }
       await deps.apply.applyNotice(tenant, notice);

@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../../platform/db/scoped.ts';
@@ -61,7 +61,7 @@ export async function moveOrder(
   scope: TenantScope,
   id: number,
   from: OrderStatus[],
-  patch: Partial<Pick<OrderRow, 'status' | 'channelTradeNo' | 'paidAt' | 'closedAt' | 'payPayload'>>,
+  patch: Partial<Pick<OrderRow, 'status' | 'channelTradeNo' | 'paidAt' | 'closedAt' | 'payPayload' | 'lastError'>>,
   now: Date,
 ): Promise<OrderRow | null> {
   const [row] = await db
@@ -77,7 +77,7 @@ export async function moveRefund(
   scope: TenantScope,
   id: number,
   from: RefundStatus[],
-  patch: Partial<Pick<RefundRow, 'status' | 'channelRefundNo' | 'refundedAt'>>,
+  patch: Partial<Pick<RefundRow, 'status' | 'channelRefundNo' | 'refundedAt' | 'lastError'>>,
   now: Date,
 ): Promise<RefundRow | null> {
   const [row] = await db
@@ -86,6 +86,36 @@ export async function moveRefund(
     .where(refunds.where(scope, and(eq(r.id, id), inArray(r.status, from))))
     .returning();
   return row ?? null;
+}
+
+/**
+ * The claim of a retried creation: an order that never reached its channel (`unsent`) and has
+ * not expired moves back to `paying`. One conditional update, so of two concurrent retries (on
+ * any instances) exactly one gets the row and calls the channel.
+ */
+export async function claimUnsentOrder(db: Db, scope: TenantScope, id: number, now: Date): Promise<OrderRow | null> {
+  const [row] = await db
+    .update(o)
+    .set({ status: 'paying', version: sql`${o.version} + 1`, updatedAt: now })
+    .where(orders.where(scope, and(eq(o.id, id), eq(o.status, 'unsent'), gt(o.expiresAt, now))))
+    .returning();
+  return row ?? null;
+}
+
+/** Why the creation call failed, kept on the order (no status move). */
+export async function recordOrderError(db: Db, scope: TenantScope, id: number, lastError: string, now: Date) {
+  await db
+    .update(o)
+    .set({ lastError, updatedAt: now })
+    .where(orders.where(scope, eq(o.id, id)));
+}
+
+/** Why the refund call failed, kept on the refund (no status move). */
+export async function recordRefundError(db: Db, scope: TenantScope, id: number, lastError: string, now: Date) {
+  await db
+    .update(r)
+    .set({ lastError, updatedAt: now })
+    .where(refunds.where(scope, eq(r.id, id)));
 }
 
 /**
@@ -101,7 +131,7 @@ export async function recordSandboxPayment(db: Db, scope: TenantScope, id: numbe
   return row ?? null;
 }
 
-/** Details of the payment the channel gave at creation (no status move). */
+/** Details of the payment the channel gave at creation (no status move); an earlier failure is past. */
 export async function setPaymentStart(
   db: Db,
   scope: TenantScope,
@@ -111,7 +141,7 @@ export async function setPaymentStart(
 ): Promise<OrderRow | null> {
   const [row] = await db
     .update(o)
-    .set({ ...patch, updatedAt: now })
+    .set({ ...patch, lastError: null, updatedAt: now })
     .where(orders.where(scope, eq(o.id, id)))
     .returning();
   return row ?? null;

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Id, NullableTimestamp, PageQuery, Timestamp } from '../../../platform/http/schemas.ts';
+import { ErrorBody, Id, NullableTimestamp, PageQuery, Timestamp } from '../../../platform/http/schemas.ts';
 import { ChannelCodeSchema } from '../configs/schemas.ts';
 
 /** Amounts are integer minor units (fen for CNY); int4 bounds them. */
@@ -9,11 +9,25 @@ const BizNo = (description: string) =>
   Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description });
 
 export const OrderStatusSchema = Type.Union(
-  ['paying', 'succeeded', 'closed', 'failed', 'unknown'].map((s) => Type.Literal(s)),
+  ['unsent', 'paying', 'succeeded', 'closed', 'failed', 'unknown'].map((s) => Type.Literal(s)),
+  {
+    description:
+      'unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; ' +
+      'paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; ' +
+      'succeeded, closed, failed: final (docs/decisions/0021-payment-core.md)',
+  },
 );
 export const RefundStatusSchema = Type.Union(
   ['processing', 'succeeded', 'failed', 'unknown'].map((s) => Type.Literal(s)),
+  {
+    description:
+      'processing: sent, not final; unknown: the refund call got no definite answer until a query says; succeeded, failed: final (a refund that never reached the channel is failed, its amount released)',
+  },
 );
+const LastError = (of: string) =>
+  Type.Union([Type.String(), Type.Null()], {
+    description: `why the ${of} call at the channel gave no result — for one that never reached it, the host and the EGRESS_ALLOW_HOSTS entry that allows it; null when the call succeeded. No secrets.`,
+  });
 
 export const OrderCreate = Type.Object(
   {
@@ -51,6 +65,7 @@ export const Order = Type.Object({
   expiresAt: Timestamp,
   refundedAmount: Type.Integer({ description: 'refunds reserved or done' }),
   refundableAmount: Type.Integer(),
+  lastError: LastError('creation'),
   version: Type.Integer(),
   createdBy: Type.Union([Type.Integer(), Type.Null()]),
   createdAt: Timestamp,
@@ -83,6 +98,7 @@ export const Refund = Type.Object({
   reason: Type.String(),
   channelRefundNo: Type.Union([Type.String(), Type.Null()]),
   refundedAt: NullableTimestamp,
+  lastError: LastError('refund'),
   version: Type.Integer(),
   createdBy: Type.Union([Type.Integer(), Type.Null()]),
   createdAt: Timestamp,
@@ -106,3 +122,15 @@ export const SandboxPayQuery = Type.Object({
 
 export const OrderApplied = Type.Object({ order: Order, result: ApplyResultSchema });
 export const RefundApplied = Type.Object({ refund: Refund, result: ApplyResultSchema });
+
+/** 502 payment.channel_call_failed (a query or close): the error envelope (a copy: `$id` is the kernel's). */
+export const ChannelCallFailed = Type.Object({ ...ErrorBody.properties });
+/** 502 payment.channel_unreachable: the error envelope with the order (refund) as stored. */
+export const OrderUnreachable = Type.Object({
+  ...ErrorBody.properties,
+  order: Type.Optional(Order),
+});
+export const RefundUnreachable = Type.Object({
+  ...ErrorBody.properties,
+  refund: Type.Optional(Refund),
+});

@@ -1,6 +1,6 @@
 import type { Egress, EgressMethod } from '../../../../platform/egress/client.ts';
 import { EgressError } from '../../../../platform/egress/errors.ts';
-import { ChannelCallError } from '../types.ts';
+import { unreachable } from '../types.ts';
 import { type ChannelAConfig, channelABaseUrl } from './config.ts';
 import { authorizationHeader } from './signature.ts';
 
@@ -36,8 +36,7 @@ export async function sendSigned(
     });
     return { status: res.status, headers: res.headers, body: res.body.toString('utf8') };
   } catch (err) {
-    if (err instanceof EgressError)
-      throw new ChannelCallError(`channel_a unreachable: ${err.message}`, { code: err.code });
+    if (err instanceof EgressError) throw unreachable('channel_a', err);
     throw err;
   }
 }

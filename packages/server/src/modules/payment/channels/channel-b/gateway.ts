@@ -1,5 +1,6 @@
 import type { Egress } from '../../../../platform/egress/client.ts';
-import { ChannelCallError } from '../types.ts';
+import { EgressError } from '../../../../platform/egress/errors.ts';
+import { ChannelCallError, unreachable } from '../types.ts';
 import { CHANNEL_B_GATEWAY, type ChannelBConfig, type ChannelBSignType } from './config.ts';
 import type { ChannelBKeys } from './keys.ts';
 import { signedObjectText } from './response-text.ts';
@@ -56,6 +57,7 @@ export async function callGateway(
     status = res.status;
     raw = res.body.toString('utf8');
   } catch (err) {
+    if (err instanceof EgressError) throw unreachable(`channel_b ${method}`, err);
     throw new ChannelCallError(`${method}: the gateway could not be reached (${(err as Error).message})`, {
       code: (err as { code?: string }).code ?? 'network_error',
     });

@@ -1,6 +1,6 @@
 import type { Egress } from '../../../../platform/egress/client.ts';
 import { EgressError } from '../../../../platform/egress/errors.ts';
-import { ChannelCallError } from '../types.ts';
+import { ChannelCallError, unreachable } from '../types.ts';
 import type { SignerCertCache } from './certificates.ts';
 import { type ChannelCConfig, GATEWAY_PATHS, PRODUCTION_BASE_URL } from './config.ts';
 import { encodeForm, type Fields, parseAnswer } from './fields.ts';
@@ -38,7 +38,7 @@ export async function callGateway(
     status = res.status;
     text = res.body.toString('utf8');
   } catch (err) {
-    if (err instanceof EgressError) throw new ChannelCallError(`channel_c: ${err.message}`, { code: err.code });
+    if (err instanceof EgressError) throw unreachable('channel_c', err);
     throw err;
   }
   if (status !== 200) throw new ChannelCallError(`channel_c answered HTTP ${status}`, { status });
