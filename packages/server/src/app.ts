@@ -180,7 +180,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (r.config?.permission) declared.add(r.config.permission);
   });
   await ctx.settings.listen();
-  await registerOpenApi(app, VERSION, openPlatform.scopes.descriptions());
+  await registerOpenApi(app, {
+    version: VERSION,
+    serverUrl: config.publicBaseUrl,
+    oauthScopes: openPlatform.scopes.descriptions(),
+  });
   await app.register(websocket);
 
   await ops.register(app);

@@ -13,6 +13,7 @@ type Operation = {
 };
 type Doc = {
   openapi: string;
+  servers: { url: string; description?: string }[];
   tags: { name: string }[];
   security: Record<string, string[]>[];
   components: { securitySchemes: Record<string, { type: string; scheme?: string }> };
@@ -85,6 +86,12 @@ describe('GET /api/openapi.json', () => {
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(validator.version).toBe('3.1');
+  });
+
+  it('names the service as its one server (the development default when PUBLIC_BASE_URL is unset), paths keeping /api', () => {
+    // api-reference.test.ts checks a configured PUBLIC_BASE_URL
+    expect(doc.servers).toEqual([{ url: 'http://127.0.0.1:3000', description: expect.any(String) }]);
+    for (const path of Object.keys(doc.paths)) expect(path, path).toMatch(/^\/(api|\.well-known)\//);
   });
 
   it('declares the BearerAuth http bearer scheme as the global security', () => {

@@ -79,18 +79,25 @@ export const TAGS: { name: string; description: string }[] = [
 /** Registers the OpenAPI generator. Call before any route so every route is collected. */
 export async function registerOpenApi(
   app: FastifyInstance,
-  version: string,
-  /** the OAuth 2 scopes applications can hold (name → description), for the OAuth2 scheme */
-  oauthScopes: Record<string, string> = {},
+  opts: {
+    version: string;
+    /** `config.publicBaseUrl`: the one server, so every sample in the reference names the host */
+    serverUrl: string;
+    /** the OAuth 2 scopes applications can hold (name → description), for the OAuth2 scheme */
+    oauthScopes?: Record<string, string>;
+  },
 ): Promise<void> {
+  const oauthScopes = opts.oauthScopes ?? {};
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'Atrium API',
-        version,
+        version: opts.version,
         description: 'Multi-tenant back-office platform. Conventions: docs/api-conventions.md.',
       },
+      // Paths carry their /api prefix: the server is the service's base URL, without /api.
+      servers: [{ url: opts.serverUrl, description: 'This Atrium service (PUBLIC_BASE_URL)' }],
       components: {
         securitySchemes: {
           BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
