@@ -201,7 +201,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await monitor.register(app);
   ctx.realtime.register(app, identity.resolveAuth);
   await deps.extraRoutes?.(app);
-  await registerDocsRoutes(app);
+  await registerDocsRoutes(app, { serverUrl: config.publicBaseUrl });
 
   app.decorate('permissionCodes', expandPermissionTemplates(declared, settingsRegistry));
   app.addHook('onClose', async () => ctx.realtime.closeAll());

@@ -174,20 +174,6 @@ describe('GET /api/openapi.json', () => {
   });
 });
 
-describe('GET /api/docs', () => {
-  it('serves the reference page, pointing at the document', async () => {
-    const res = await call(t.app, 'GET', '/api/docs');
-    expect(res.statusCode).toBe(200);
-    expect(res.headers['content-type']).toMatch(/^text\/html/);
-    expect(res.body).toContain('/api/openapi.json');
-  });
-
-  it('serves the script the page loads', async () => {
-    const res = await call(t.app, 'GET', '/api/docs/assets/js/scalar.js');
-    expect(res.statusCode).toBe(200);
-  });
-});
-
 describe('schemas compiled on first use', () => {
   it('every validator and serializer of every route compiles (they are built lazily at run time)', () => {
     // Compiling one throws on a schema Ajv or fast-json-stringify cannot use; lazily, that would
