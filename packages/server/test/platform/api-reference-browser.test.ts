@@ -63,4 +63,9 @@ describe.skipIf(!existsSync(CHROMIUM))('the API reference in Chromium', () => {
     expect(samples.some((s) => s.startsWith(`curl ${origin}/api/auth/login`))).toBe(true);
     expect(samples.filter((s) => /^curl \/api/.test(s))).toEqual([]);
   });
+
+  it('links docs/… mentions to the guides the service serves', async () => {
+    const link = page.locator('a[href="/api/docs/guides/api-conventions.md"]').first();
+    await expect(link.textContent()).resolves.toBe('docs/api-conventions.md');
+  });
 });

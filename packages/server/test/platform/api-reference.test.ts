@@ -1,11 +1,15 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GUIDES } from '../../src/platform/http/docs-guides.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 
 /**
  * The API reference as a reader meets it (docs/decisions/0029-api-reference.md): samples name the
- * configured host, and the page allows nothing from outside.
+ * configured host, `docs/…` mentions open the guide, and the page allows nothing from outside.
  * api-reference-browser.test.ts shows the same in Chromium.
  */
+const DOCS = join(import.meta.dirname, '../../../../docs');
 const PUBLIC_BASE_URL = 'https://atrium.example.com';
 
 let t: TestApp;
@@ -17,9 +21,87 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
+/** Every string value of the document, with where it is. */
+function strings(value: unknown, where = '#'): { where: string; text: string }[] {
+  if (typeof value === 'string') return [{ where, text: value }];
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([k, v]) => strings(v, `${where}/${k}`));
+}
+
+const LINK = /\[docs\/([\w.-]+)\]\((\/api\/docs\/guides\/[\w.-]+)\)/g;
+/** `docs/` starting a name, not inside a path such as /api/docs/guides */
+const MENTION = /(?<![\w/])docs\//;
+
+/** The text of the guide page's <pre>, unescaped. */
+function preText(html: string): string {
+  const inner = /<pre>([\s\S]*)<\/pre>/.exec(html)?.[1] ?? '';
+  const entities: Record<string, string> = { '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&amp;': '&' };
+  return inner.replace(/&(lt|gt|quot|#39|amp);/g, (e) => entities[e] ?? e);
+}
+
 describe('servers', () => {
   it('is PUBLIC_BASE_URL without its trailing slash, so a sample reads https://host/api/…', () => {
     expect(doc.servers.map((s) => s.url)).toEqual([PUBLIC_BASE_URL]);
+  });
+});
+
+describe('links to docs/… guides', () => {
+  const links = () =>
+    strings(doc).flatMap(({ where, text }) => [...text.matchAll(LINK)].map((m) => ({ where, name: m[1], href: m[2] })));
+
+  it('writes every docs/… mention in the document as a Markdown link to its guide', () => {
+    const bare = strings(doc).filter(({ text }) => MENTION.test(text.replace(LINK, '')));
+    expect(bare).toEqual([]);
+    expect(links().length).toBeGreaterThanOrEqual(4);
+    for (const link of links()) expect(link.href, link.where).toBe(`/api/docs/guides/${link.name}`);
+  });
+
+  it('every link answers 200 with the file’s content, in a page that runs nothing', async () => {
+    const names = new Set(links().map((l) => l.name));
+    expect([...names].sort()).toEqual([...GUIDES].sort());
+    for (const name of names) {
+      const res = await call(t.app, 'GET', `/api/docs/guides/${name}`);
+      expect(res.statusCode, name).toBe(200);
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(res.headers['content-security-policy']).toMatch(/^default-src 'none'; style-src 'sha256-[\w+/=]+'/);
+      expect(res.body).not.toMatch(/<script/i);
+      expect(preText(res.body)).toBe(readFileSync(join(DOCS, name as string), 'utf8'));
+    }
+  });
+
+  it('escapes the Markdown: markup in a guide is shown, not parsed', async () => {
+    const res = await call(t.app, 'GET', '/api/docs/guides/api-conventions.md');
+    const pre = /<pre>([\s\S]*)<\/pre>/.exec(res.body)?.[1] ?? '';
+    expect(pre).not.toMatch(/[<>]/);
+  });
+
+  it.each([
+    '..%2Fpackage.json',
+    '..%2F..%2F..%2F..%2Fpackage.json',
+    '%2e%2e%2fREADME.md',
+    '..%5C..%5Cpackage.json',
+    '%2Fetc%2Fpasswd',
+    'operations.md', // in docs/, but not a guide the reference links to
+    'decisions%2F0001-http-contract.md',
+    'API-CONVENTIONS.md',
+    'api-conventions',
+    'nope.md',
+  ])('answers 404 for %s', async (name) => {
+    const res = await call(t.app, 'GET', `/api/docs/guides/${name}`);
+    expect(res.statusCode).toBe(404);
+    expect(res.json().error).toBe('docs.guide_not_found');
+  });
+
+  it('refuses a NUL byte in the name before the route (the kernel’s check of path parameters)', async () => {
+    const res = await call(t.app, 'GET', '/api/docs/guides/api-conventions.md%00.txt');
+    expect(res.statusCode).toBe(400);
+    expect(res.body).not.toContain('# API conventions');
+  });
+
+  it('answers 404 for a dot-dot path (normalized away before routing)', async () => {
+    const res = await call(t.app, 'GET', '/api/docs/guides/../../package.json');
+    expect(res.statusCode).toBe(404);
+    expect(res.body).not.toContain('"workspaces"');
   });
 });
 

@@ -28,6 +28,7 @@ const PUBLIC_ROUTES = [
   '/api/auth/refresh',
   '/api/openapi.json',
   '/api/docs',
+  '/api/docs/guides/{name}',
 ];
 
 let t: TestApp;

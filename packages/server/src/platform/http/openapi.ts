@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { registerReferenceRoutes } from './api-reference.ts';
+import { guideLink, registerGuideRoutes } from './docs-guides.ts';
 import { replyFormats } from './reply-formats.ts';
 import { route } from './route.ts';
 
@@ -95,7 +96,7 @@ export async function registerOpenApi(
       info: {
         title: 'Atrium API',
         version: opts.version,
-        description: 'Multi-tenant back-office platform. Conventions: docs/api-conventions.md.',
+        description: `Multi-tenant back-office platform. Conventions: ${guideLink('api-conventions.md')}.`,
       },
       // Paths carry their /api prefix: the server is the service's base URL, without /api.
       servers: [{ url: opts.serverUrl, description: 'This Atrium service (PUBLIC_BASE_URL)' }],
@@ -132,7 +133,10 @@ export async function registerOpenApi(
   });
 }
 
-/** `GET /api/openapi.json` and the reference page `GET /api/docs`; call after all routes are registered. */
+/**
+ * `GET /api/openapi.json`, the reference page `GET /api/docs` and the guides it links to; call
+ * after all routes are registered.
+ */
 export async function registerDocsRoutes(app: FastifyInstance, opts: { serverUrl: string }): Promise<void> {
   route(app, {
     method: 'GET',
@@ -148,4 +152,5 @@ export async function registerDocsRoutes(app: FastifyInstance, opts: { serverUrl
     handler: async (_req, reply) => reply.type('application/json').send(app.swagger()),
   });
   registerReferenceRoutes(app, opts);
+  registerGuideRoutes(app);
 }
