@@ -180,7 +180,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (r.config?.permission) declared.add(r.config.permission);
   });
   await ctx.settings.listen();
-  await registerOpenApi(app, VERSION, openPlatform.scopes.descriptions());
+  await registerOpenApi(app, {
+    version: VERSION,
+    serverUrl: config.publicBaseUrl,
+    oauthScopes: openPlatform.scopes.descriptions(),
+  });
   await app.register(websocket);
 
   await ops.register(app);
@@ -197,7 +201,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await monitor.register(app);
   ctx.realtime.register(app, identity.resolveAuth);
   await deps.extraRoutes?.(app);
-  await registerDocsRoutes(app);
+  await registerDocsRoutes(app, { serverUrl: config.publicBaseUrl });
 
   app.decorate('permissionCodes', expandPermissionTemplates(declared, settingsRegistry));
   app.addHook('onClose', async () => ctx.realtime.closeAll());

@@ -1,3 +1,5 @@
+import { escapeHtml } from '../../platform/html/escape.ts';
+
 /**
  * `{{name}}` placeholders (dotted paths allowed), the one template syntax of the notification
  * center: built-in event texts, in-app, email and SMS templates. A missing variable renders as
@@ -22,15 +24,6 @@ export function templateVariables(template: string): string[] {
   const names = new Set<string>();
   for (const m of template.matchAll(/\{\{\s*([A-Za-z_][\w.]*)\s*\}\}/g)) names.add(m[1] as string);
   return [...names];
-}
-
-export function escapeHtml(value: string): string {
-  return value
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
 }
 
 /** Plain text (built-in event content) as an HTML fragment: escaped, paragraphs and line breaks kept. */

@@ -1,6 +1,8 @@
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { registerReferenceRoutes } from './api-reference.ts';
+import { guideLink, registerGuideRoutes } from './docs-guides.ts';
 import { replyFormats } from './reply-formats.ts';
 import { route } from './route.ts';
 
@@ -79,18 +81,25 @@ export const TAGS: { name: string; description: string }[] = [
 /** Registers the OpenAPI generator. Call before any route so every route is collected. */
 export async function registerOpenApi(
   app: FastifyInstance,
-  version: string,
-  /** the OAuth 2 scopes applications can hold (name → description), for the OAuth2 scheme */
-  oauthScopes: Record<string, string> = {},
+  opts: {
+    version: string;
+    /** `config.publicBaseUrl`: the one server, so every sample in the reference names the host */
+    serverUrl: string;
+    /** the OAuth 2 scopes applications can hold (name → description), for the OAuth2 scheme */
+    oauthScopes?: Record<string, string>;
+  },
 ): Promise<void> {
+  const oauthScopes = opts.oauthScopes ?? {};
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'Atrium API',
-        version,
-        description: 'Multi-tenant back-office platform. Conventions: docs/api-conventions.md.',
+        version: opts.version,
+        description: `Multi-tenant back-office platform. Conventions: ${guideLink('api-conventions.md')}.`,
       },
+      // Paths carry their /api prefix: the server is the service's base URL, without /api.
+      servers: [{ url: opts.serverUrl, description: 'This Atrium service (PUBLIC_BASE_URL)' }],
       components: {
         securitySchemes: {
           BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
@@ -124,8 +133,11 @@ export async function registerOpenApi(
   });
 }
 
-/** `GET /api/openapi.json` and `GET /api/docs`; call after all routes are registered. */
-export async function registerDocsRoutes(app: FastifyInstance): Promise<void> {
+/**
+ * `GET /api/openapi.json`, the reference page `GET /api/docs` and the guides it links to; call
+ * after all routes are registered.
+ */
+export async function registerDocsRoutes(app: FastifyInstance, opts: { serverUrl: string }): Promise<void> {
   route(app, {
     method: 'GET',
     url: '/api/openapi.json',
@@ -139,58 +151,6 @@ export async function registerDocsRoutes(app: FastifyInstance): Promise<void> {
     },
     handler: async (_req, reply) => reply.type('application/json').send(app.swagger()),
   });
-  route(app, {
-    method: 'GET',
-    url: '/api/docs',
-    operation: 'docs.reference.get',
-    auth: 'public',
-    reply: replyFormats.body('text/html'),
-    schema: {
-      tags: ['Docs'],
-      summary: 'Interactive API reference (Scalar)',
-      response: Type.String(),
-    },
-    handler: async (_req, reply) => reply.type('text/html').send(docsPage()),
-  });
-  // Hidden, public, outside the envelope, as Scalar's own plugin registered it.
-  app.get('/api/docs/assets/js/scalar.js', { schema: { hide: true } }, async (_req, reply) =>
-    reply.type('application/javascript; charset=utf-8').send(await scalarScript()),
-  );
-}
-
-let script: Promise<string> | undefined;
-
-/**
- * Scalar's reference UI script. Its Fastify plugin holds it as an 8 MB string literal, which
- * importing puts in the heap twice (module source and string) with the plugin's parser
- * dependencies: ~20 MB for a page rarely opened. So the plugin is imported on the first request
- * and asked for the script through a scratch instance; the script is then kept.
- */
-function scalarScript(): Promise<string> {
-  script ??= (async () => {
-    const { default: scalar } = await import('@scalar/fastify-api-reference');
-    const scratch = Fastify();
-    try {
-      await scratch.register(scalar, { routePrefix: '/', configuration: { url: '/api/openapi.json' } });
-      const res = await scratch.inject('/js/scalar.js');
-      if (res.statusCode !== 200) throw new Error(`Scalar script: ${res.statusCode}`);
-      return res.body;
-    } finally {
-      await scratch.close();
-    }
-  })();
-  script.catch(() => {
-    script = undefined; // a failed load is retried by the next request
-  });
-  return script;
-}
-
-/** Self-hosted: the page must not offer Scalar's cloud features (AI agent, MCP, client app). */
-function docsPage(): string {
-  return `<!doctype html>
-<html><head><meta charset="utf-8"><title>Atrium API reference</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head>
-<body><script id="api-reference" data-url="/api/openapi.json"
-  data-configuration='{"agent":{"disabled":true},"mcp":{"disabled":true},"hideClientButton":true}'></script>
-<script src="/api/docs/assets/js/scalar.js"></script></body></html>`;
+  registerReferenceRoutes(app, opts);
+  registerGuideRoutes(app);
 }

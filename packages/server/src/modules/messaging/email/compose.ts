@@ -1,5 +1,6 @@
+import { escapeHtml } from '../../../platform/html/escape.ts';
 import type { Delivery } from '../channels/types.ts';
-import { escapeHtml, renderTemplate, textToHtml } from '../render.ts';
+import { renderTemplate, textToHtml } from '../render.ts';
 import { htmlToText, notificationLayout, withUnsubscribeFooter } from './layout.ts';
 import type { OutgoingMail } from './sender.ts';
 

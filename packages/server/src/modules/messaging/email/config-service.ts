@@ -1,9 +1,9 @@
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { AppContext } from '../../../platform/context.ts';
 import { rowOrThrow } from '../../../platform/db/sql.ts';
+import { escapeHtml } from '../../../platform/html/escape.ts';
 import { httpErrors } from '../../../platform/http/errors.ts';
 import { createSingleConfigs } from '../../../platform/provider-configs/index.ts';
-import { escapeHtml } from '../render.ts';
 import { emailErrors } from './errors.ts';
 import type { EmailSender, SendResult } from './sender.ts';
 import { EMAIL_SECRET, emailConfigs } from './tables.ts';

@@ -1,4 +1,4 @@
-import { escapeHtml } from '../render.ts';
+import { escapeHtml } from '../../../platform/html/escape.ts';
 
 /**
  * The HTML around a built-in notification (an event without an email template): a heading, the

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
+import { escapeHtml } from '../../../platform/html/escape.ts';
 import { replyFormats } from '../../../platform/http/reply-formats.ts';
 import { route } from '../../../platform/http/route.ts';
-import { escapeHtml } from '../render.ts';
 import type { UnsubscribeService } from './unsubscribe-service.ts';
 
 const tags = ['Notifications'];

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { guideLink } from '../../../platform/http/docs-guides.ts';
 import { route } from '../../../platform/http/route.ts';
 import { ReportBody, ReportResult } from './schemas.ts';
 import type { createIngestService } from './service.ts';
@@ -42,7 +43,7 @@ export function reportRoutes(app: FastifyInstance, ingest: IngestService, bodyLi
         '`X-Analytics-Site-Key` attributes it to the site’s tenant, and the `Origin` must be one of the site’s',
         'allowed origins (403 `monitor.origin_not_allowed`; an unknown or disabled key: 403 `monitor.unknown_site_key`).',
         'message, stack, URLs and breadcrumb text are truncated to the limits, and only the latest 30 breadcrumbs',
-        'are kept; a body over 256 KB answers 413. Field reference: docs/frontend-errors.md.',
+        `are kept; a body over 256 KB answers 413. Field reference: ${guideLink('frontend-errors.md')}.`,
       ].join(' '),
       body: ReportBody,
       response: ReportResult,

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { guideLink } from '../../../platform/http/docs-guides.ts';
 import { route } from '../../../platform/http/route.ts';
 import { BigIdParams, IdParams, Ok, PageOf } from '../../../platform/http/schemas.ts';
 import {
@@ -58,7 +59,7 @@ export function paymentWebhookRoutes(app: FastifyInstance, webhooks: PaymentWebh
     schema: {
       tags,
       summary: 'Subscribe a URL to payment and refund events; answers the signing secret once',
-      description: `${eventsNote} Deliveries are signed as every open-platform webhook (docs/webhooks.md).`,
+      description: `${eventsNote} Deliveries are signed as every open-platform webhook (${guideLink('webhooks.md')}).`,
       body: OwnWebhookCreate,
       response: WebhookSubscriptionWithSecret,
     },

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { WebhookSecretRotate } from '../../../../platform/egress/webhook-secrets.ts';
+import { guideLink } from '../../../../platform/http/docs-guides.ts';
 import { route } from '../../../../platform/http/route.ts';
 import { IdParams, Ok, PageOf } from '../../../../platform/http/schemas.ts';
 import type { DeliveryService } from '../deliveries-service.ts';
@@ -76,8 +77,7 @@ export function subscriptionRoutes(
     schema: {
       tags,
       summary: 'Subscribe an application’s URL to events; answers the signing secret once',
-      description:
-        'Deliveries are POSTed as JSON and signed with the secret (header X-Atrium-Signature, see docs/webhooks.md). Store the secret now: it is never shown again (rotate it to get a new one).',
+      description: `Deliveries are POSTed as JSON and signed with the secret (header X-Atrium-Signature, see ${guideLink('webhooks.md')}). Store the secret now: it is never shown again (rotate it to get a new one).`,
       body: SubscriptionCreate,
       response: SubscriptionWithSecret,
     },
