@@ -98,6 +98,19 @@ function url(env: Env, name: string, protocols: string[]): string | null {
   return raw;
 }
 
+/**
+ * Earlier versions kept the default DATA_DIR in packages/server/data. Starting empty beside it
+ * would look like lost data: the operator decides where it goes.
+ */
+export function refuseDataLeftBehind(dataDir: string, earlier = resolve(import.meta.dirname, '../data')): void {
+  if (earlier === dataDir || existsSync(dataDir) || !existsSync(join(earlier, 'pg'))) return;
+  fail(
+    'DATA_DIR',
+    `is unset and ${dataDir} does not exist, but ${earlier} holds the data of an earlier version (its default DATA_DIR): ` +
+      `move it there (mv "${earlier}" "${dataDir}"), or set DATA_DIR="${earlier}"`,
+  );
+}
+
 /** In development a missing secret is generated once and kept under DATA_DIR. */
 function developmentSecret(
   dataDir: string,
@@ -137,6 +150,7 @@ export function loadConfig(env: Env): Config {
   const mode = rawEnv as Config['env'];
   // Relative to where the person ran `npm start` (npm's INIT_CWD), not to the package npm runs it in.
   const dataDir = resolve(str(env, 'INIT_CWD') ?? process.cwd(), str(env, 'DATA_DIR') ?? './data');
+  if (mode !== 'test' && str(env, 'DATA_DIR') === null) refuseDataLeftBehind(dataDir);
 
   let jwtSecret = str(env, 'JWT_SECRET');
   if (jwtSecret === null) {

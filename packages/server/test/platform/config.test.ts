@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig, refuseDataLeftBehind } from '../../src/config.ts';
 
 const SECRET = 'a-secret-of-at-least-thirty-two-characters!';
 const KEYS = `k1:${Buffer.alloc(32, 7).toString('base64')}`;
@@ -80,6 +80,22 @@ describe('loadConfig', () => {
       '/var/lib/atrium',
     );
     expect(loadConfig(base).dataDir).toBe(join(process.cwd(), 'data'));
+  });
+
+  it('an unset DATA_DIR that does not exist, beside the data of an earlier version, stops the start saying where it is', () => {
+    const root = mkdtempSync(join(tmpdir(), 'atrium-data-moved-'));
+    try {
+      const earlier = join(root, 'packages', 'server', 'data');
+      mkdirSync(join(earlier, 'pg'), { recursive: true });
+      expect(() => refuseDataLeftBehind(join(root, 'data'), earlier)).toThrow(
+        `move it there (mv "${earlier}" "${join(root, 'data')}"), or set DATA_DIR="${earlier}"`,
+      );
+      expect(existsSync(join(root, 'data'))).toBe(false); // nothing made
+      mkdirSync(join(root, 'data'));
+      expect(() => refuseDataLeftBehind(join(root, 'data'), earlier)).not.toThrow();
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('LOG_FORMAT is json, pretty or auto (the default), naming the variable otherwise', () => {
