@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
+import { AbsoluteUrl } from '../../../platform/http/public-links.ts';
 import { Id, NullableTimestamp, PageQuery, Timestamp } from '../../../platform/http/schemas.ts';
 import { EXTENSION } from '../settings.ts';
 
@@ -151,10 +152,8 @@ export const ShareLinkView = Type.Object({
 export const ShareLinkWithToken = Type.Object({
   ...ShareLinkView.properties,
   token: Type.String(),
-  url: Type.String({ description: 'PUBLIC_BASE_URL + /api/drive/public/shares/<token>' }),
-  shortUrl: Nullable(
-    Type.String({ description: 'PUBLIC_BASE_URL + /api/drive/public/s/<code>, once made (POST …/short-link)' }),
-  ),
+  url: AbsoluteUrl('PUBLIC_BASE_URL + /api/drive/public/shares/<token>'),
+  shortUrl: Nullable(AbsoluteUrl('PUBLIC_BASE_URL + /api/drive/public/s/<code>, once made (POST …/short-link)')),
 });
 
 export const QrQuery = Type.Object({
@@ -171,4 +170,6 @@ export const QrQuery = Type.Object({
 
 export const ShortCodeParams = Type.Object({ code: Type.String({ minLength: 1, maxLength: 64 }) });
 
-export const ShortLinkTarget = Type.Object({ url: Type.String({ description: "the share link's full URL" }) });
+export const ShortLinkTarget = Type.Object({
+  url: AbsoluteUrl("the share link's full URL (its ShareLinkWithToken url)"),
+});

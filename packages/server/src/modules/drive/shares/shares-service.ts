@@ -5,6 +5,7 @@ import { type SecretBox, secretContext } from '../../../platform/crypto/secrets.
 import type { Db } from '../../../platform/db/client.ts';
 import type { Page, PageRequest } from '../../../platform/db/scoped.ts';
 import { httpErrors } from '../../../platform/http/errors.ts';
+import type { PublicLinks } from '../../../platform/http/public-links.ts';
 import type { DriveCaller } from '../access/access-service.ts';
 import type { DriveCore } from '../core.ts';
 import { driveErrors } from '../errors.ts';
@@ -56,9 +57,9 @@ export const tokenOf = (secrets: SecretBox, link: Pick<repo.LinkRow, 'id' | 'tok
   secrets.decrypt(link.tokenEncrypted, tokenContext(link.id));
 
 /** The public URLs of a link: the full one (the token) and the short one (the short code). */
-export const linkUrls = (publicBaseUrl: string) => ({
-  full: (token: string) => `${publicBaseUrl}/api/drive/public/shares/${token}`,
-  short: (code: string) => `${publicBaseUrl}/api/drive/public/s/${code}`,
+export const linkUrls = (links: PublicLinks) => ({
+  full: (token: string) => links.to(`/api/drive/public/shares/${token}`),
+  short: (code: string) => links.to(`/api/drive/public/s/${code}`),
 });
 
 /** revoked, then disabled (tenant or space switch off), expired, exhausted (a limit reached), else active. */
@@ -105,10 +106,10 @@ export function toShareLinkView(
 export type ShareLinkView = ReturnType<typeof toShareLinkView>;
 export type ShareLinkWithToken = ShareLinkView & { token: string; url: string; shortUrl: string | null };
 
-export function createSharesService(core: DriveCore & { secrets: SecretBox; publicBaseUrl: string }) {
+export function createSharesService(core: DriveCore & { secrets: SecretBox; links: PublicLinks }) {
   const { db, clock, access, directory, activities, secrets } = core;
   const settingsOf = (scope: Scope) => core.settings.effective<DriveSettings>('drive', scope.tenantId);
-  const urls = linkUrls(core.publicBaseUrl);
+  const urls = linkUrls(core.links);
 
   async function views(scope: Scope, rows: repo.LinkWithNode[]): Promise<ShareLinkView[]> {
     const now = clock();
