@@ -182,7 +182,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (r.config?.permission) declared.add(r.config.permission);
   });
   await ctx.settings.listen();
-  await registerOpenApi(app, VERSION, openPlatform.scopes.descriptions());
+  await registerOpenApi(app, VERSION, openPlatform.oauthScheme());
   await app.register(websocket);
 
   await ops.register(app);
