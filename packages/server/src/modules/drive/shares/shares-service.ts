@@ -149,13 +149,21 @@ export function createSharesService(core: DriveCore & { secrets: SecretBox; link
   function checkExpiry(settings: DriveSettings, expiresAt: string | null | undefined, now: Date): Date | null {
     const maxDays = settings.externalShareMaxDays;
     if (expiresAt === undefined || expiresAt === null) {
-      if (maxDays > 0) throw httpErrors.invalidField('expiresAt', `is required: links expire within ${maxDays} days`);
+      if (maxDays > 0)
+        throw httpErrors.invalidField(
+          'expiresAt',
+          `is required: the drive setting externalShareMaxDays (${maxDays}) limits share links to ${maxDays} days; ` +
+            'an administrator sets it to 0 to allow links without expiry',
+        );
       return null;
     }
     const at = new Date(expiresAt);
     if (!(at > now)) throw httpErrors.invalidField('expiresAt', 'must be in the future');
     if (maxDays > 0 && at.getTime() > now.getTime() + maxDays * 86_400_000)
-      throw httpErrors.invalidField('expiresAt', `must be within ${maxDays} days from now`);
+      throw httpErrors.invalidField(
+        'expiresAt',
+        `must be within ${maxDays} days from now: the drive setting externalShareMaxDays (${maxDays}) limits share links`,
+      );
     return at;
   }
 
