@@ -31,6 +31,7 @@ import type { Database } from './platform/db/client.ts';
 import { createEgress } from './platform/egress/client.ts';
 import type { ModuleEvents } from './platform/events/types.ts';
 import { registerDocsRoutes, registerOpenApi } from './platform/http/openapi.ts';
+import { createPublicLinks } from './platform/http/public-links.ts';
 import { createHttpServer } from './platform/http/server.ts';
 import { createJobs } from './platform/jobs/jobs.ts';
 import { createMetrics } from './platform/metrics/metrics.ts';
@@ -106,6 +107,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     secrets: createSecretBox(config.secretKeys),
     egress: createEgress({ allow: config.egressAllowHosts }),
     license,
+    links: createPublicLinks(config.publicBaseUrl),
     metrics,
     jobs: createJobs({ database, config, registry: metrics.registry, log: logger }),
     settingsRegistry,
@@ -183,7 +185,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOpenApi(app, {
     version: VERSION,
     serverUrl: config.publicBaseUrl,
-    oauthScopes: openPlatform.scopes.descriptions(),
+    oauth: openPlatform.oauthScheme(),
   });
   await app.register(websocket);
 

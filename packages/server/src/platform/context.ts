@@ -5,6 +5,7 @@ import type { Cache } from './cache/cache.ts';
 import type { SecretBox } from './crypto/secrets.ts';
 import type { Database, Db } from './db/client.ts';
 import type { Egress } from './egress/client.ts';
+import type { PublicLinks } from './http/public-links.ts';
 import type { Jobs } from './jobs/types.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import type { RealtimeHub } from './realtime/hub.ts';
@@ -24,6 +25,8 @@ export type AppContext = {
   /** queues, retries, dead letters, cron schedules, outbox sends, system tasks (pg-boss) */
   jobs: Jobs;
   license: License;
+  /** the one builder of the links the service hands out: absolute, from the public base URL */
+  links: PublicLinks;
   metrics: Metrics;
   settingsRegistry: SettingsRegistry;
   settings: SettingsStore;

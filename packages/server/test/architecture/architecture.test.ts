@@ -95,6 +95,24 @@ describe('architecture checks catch each violation', () => {
       "  name: 'openPlatform.purgeExpiredTokens',",
       'name-not-spelled-as-module',
     ],
+    [
+      'a relative API link in a view',
+      'modules/files/files-service.ts',
+      '    url: `/api/files/7/content`,',
+      'relative-link',
+    ],
+    [
+      'a relative API link as a branch',
+      'modules/tasks/task-view.ts',
+      '    resultUrl: resultAvailable ? `/api/tasks/7/result` : null,',
+      'relative-link',
+    ],
+    [
+      'a link built from the configuration',
+      'modules/payment/configs/configs-service.ts',
+      '    row.notifyUrl || ctx.config.publicBaseUrl + notifyPath(row.channel);',
+      'relative-link',
+    ],
   ];
   it.each(cases)('%s', (_name, file, line, rule) => {
     expect(checkFile(file, line).map((v) => v.rule)).toEqual([rule]);
@@ -113,6 +131,9 @@ describe('architecture checks catch each violation', () => {
       ['modules/open-platform/oauth/routes.ts', "    operation: 'open_platform.oauth_token.issue',"],
       ['modules/open-platform/oauth/jobs.ts', "  name: 'open-platform.purgeExpiredTokens',"],
       ['modules/monitor/sites/service.ts', 'function toSiteView(row: SiteRow) {'],
+      ['modules/files/files-service.ts', '    url: links.to(`/api/files/7/content`),'],
+      ['modules/files/routes/files.ts', "    url: '/api/files/:id/content',"],
+      ['modules/drive/requests/requests-service.ts', "      link: '/drive/access-requests/7',"],
     ];
     for (const [file, line] of allowed) expect(checkFile(file, line), `${file}: ${line}`).toEqual([]);
   });

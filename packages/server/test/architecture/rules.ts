@@ -15,7 +15,8 @@ export type RuleId =
   | 'transaction-outside-service'
   | 'job-outside-jobs-file'
   | 'name-not-spelled-as-module'
-  | 'mapper-name';
+  | 'mapper-name'
+  | 'relative-link';
 
 export const RULES: Record<RuleId, string> = {
   'kernel-imports-module': 'platform/ is the kernel: it imports no module',
@@ -25,11 +26,15 @@ export const RULES: Record<RuleId, string> = {
   'transaction-outside-service': 'transactions start in services (*-service.ts / service.ts) only',
   'job-outside-jobs-file': 'jobs and system tasks are declared in the module’s jobs.ts only',
   'mapper-name': 'row-to-response mappers are named to<Thing>View',
+  'relative-link':
+    'links handed out are absolute: built by ctx.links (platform/http/public-links.ts), not from a relative /api/ path or config.publicBaseUrl',
   'name-not-spelled-as-module':
     'operation ids start with the module’s dotted name (open_platform.), job and task names with its folder’s (open-platform.)',
 };
 
 const IMPORT = /^\s*(?:import|export)\s+(type\s+)?[^'"]*?from\s+'([^']+)'/;
+/** a link-like field given a relative API path, directly or as a branch of a condition */
+const RELATIVE_API_LINK = /\b(?:url|link|href|[a-z]\w*(?:Url|Link|Href))\s*:\s*(?:[^,;(]*\?\s*)?[`'"]\/api\//;
 
 /** by its name, or by what it does: a module file that declares routes is a route file */
 const isRouteFile = (f: string, text = '') =>
@@ -81,6 +86,8 @@ export function checkFile(file: string, text: string): Violation[] {
     if (!isJobsFile(file) && /\b(defineJob|defineQueue|defineSystemTask|registerSystemTask)\s*[(<]/.test(src))
       add(i, 'job-outside-jobs-file');
     if (/\b(function|const)\s+(view|\w+Dto|\w+ToDto)\b/.test(src)) add(i, 'mapper-name');
+    if (/\bpublicBaseUrl\b/.test(src) || (!isRouteFile(file, text) && RELATIVE_API_LINK.test(src)))
+      add(i, 'relative-link');
     const operation = /\boperation:\s*'([A-Za-z_-]+)\./.exec(src)?.[1];
     if (operation && operation !== mod.replaceAll('-', '_')) add(i, 'name-not-spelled-as-module');
     const jobName = isJobsFile(file) ? /^\s*name:\s*'([A-Za-z_-]+)\./.exec(src)?.[1] : undefined;

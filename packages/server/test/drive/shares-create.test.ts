@@ -6,7 +6,7 @@ import { driveShareLinks, driveSpaces } from '../../src/modules/drive/tables.ts'
 import { sha256 } from '../../src/platform/crypto/digest.ts';
 import { verifyPassword } from '../../src/platform/crypto/passwords.ts';
 import { secretContext } from '../../src/platform/crypto/secrets.ts';
-import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { expectError, rowCount } from '../helpers/assert.ts';
 import { createTenant, type TenantFixture } from '../helpers/fixtures.ts';
 import { type DriveUser, driveUser, file, folder, space } from './drive-fixtures.ts';
@@ -85,7 +85,8 @@ describe('POST /api/drive/share-links', () => {
       createdBy: { id: u.editor.userId },
     });
     expect(v.token.length).toBeGreaterThanOrEqual(22); // ≥ 128 bits in base64url
-    expect(v.url).toBe(`${t.app.ctx.config.publicBaseUrl ?? ''}/api/drive/public/shares/${v.token}`);
+    // without PUBLIC_BASE_URL the link is absolute all the same: the development address http://HOST:PORT
+    expect(v.url).toBe(`http://127.0.0.1:3000/api/drive/public/shares/${v.token}`);
     expect(JSON.stringify(v)).not.toMatch(/passwordHash|password_hash|\$argon|\$scrypt/);
 
     const row = await linkRow(t, v.id);
@@ -206,12 +207,23 @@ describe('share-link settings', () => {
     const before = await rowCount(t, driveShareLinks);
     const none = await createLink(t, owner.token, { nodeId: sdoc.id, expiresAt: undefined });
     expectError(none, 400, 'request.validation_failed', 'expiresAt');
-    expectError(
-      await createLink(t, owner.token, { nodeId: sdoc.id, expiresAt: inDays(4) }),
-      400,
-      'request.validation_failed',
-      'expiresAt',
-    );
+    // the answer names the field and the setting that requires it, and how to lift it
+    expect(none.json().details).toEqual([
+      {
+        field: 'expiresAt',
+        message:
+          'is required: the drive setting externalShareMaxDays (3) limits share links to 3 days; ' +
+          'an administrator sets it to 0 to allow links without expiry',
+      },
+    ]);
+    const tooLate = await createLink(t, owner.token, { nodeId: sdoc.id, expiresAt: inDays(4) });
+    expectError(tooLate, 400, 'request.validation_failed', 'expiresAt');
+    expect(tooLate.json().details).toEqual([
+      {
+        field: 'expiresAt',
+        message: 'must be within 3 days from now: the drive setting externalShareMaxDays (3) limits share links',
+      },
+    ]);
     expect(await rowCount(t, driveShareLinks)).toBe(before);
     expect((await createLink(t, owner.token, { nodeId: sdoc.id, expiresAt: inDays(2.9) })).statusCode).toBe(201);
     await setDriveSettings(t, s.adminToken, { externalShareMaxDays: 0 });
@@ -220,6 +232,23 @@ describe('share-link settings', () => {
     expect(forever.json().data.expiresAt).toBeNull();
     expect((await createLink(t, owner.token, { nodeId: sdoc.id, expiresAt: inDays(400) })).statusCode).toBe(201);
     await setDriveSettings(t, s.adminToken, { externalShareMaxDays: 30 });
+  });
+
+  it('the API description says when expiresAt is required: it depends on externalShareMaxDays', async () => {
+    const doc = (await call(t.app, 'GET', '/api/openapi.json')).json();
+    type Body = { required?: string[]; properties: Record<string, { description: string }> };
+    const bodyOf = (op: { requestBody: { content: Record<string, { schema: Body }> } }) =>
+      op.requestBody.content['application/json']?.schema as Body;
+    const create = bodyOf(doc.paths['/api/drive/share-links'].post);
+    expect(create.required).not.toContain('expiresAt');
+    expect(create.properties.expiresAt?.description).toContain(
+      "Required while the tenant's drive setting externalShareMaxDays is above 0 (default 30;",
+    );
+    expect(create.properties.expiresAt?.description).toContain('When the setting is 0 it is optional');
+    const update = bodyOf(doc.paths['/api/drive/share-links/{id}'].put);
+    expect(update.properties.expiresAt?.description).toContain(
+      'null removes the expiry, which is refused while the drive setting externalShareMaxDays is above 0 (default 30;',
+    );
   });
 
   it('externalShareRequirePassword: a password is required', async () => {

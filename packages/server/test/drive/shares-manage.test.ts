@@ -224,6 +224,16 @@ describe('PUT /api/drive/share-links/{id}', () => {
     expect(await linkRow(t, l.id)).toEqual(before);
   });
 
+  it('removing the expiry names the setting that requires one (externalShareMaxDays, 30 by default)', async () => {
+    const l = await newLink(u.editor.token);
+    const res = await put(u.editor.token, l.id, { expiresAt: null });
+    expectError(res, 400, 'request.validation_failed', 'expiresAt');
+    expect(res.json().details[0].message).toBe(
+      'is required: the drive setting externalShareMaxDays (30) limits share links to 30 days; ' +
+        'an administrator sets it to 0 to allow links without expiry',
+    );
+  });
+
   it('keeps the password when externalShareRequirePassword is on', async () => {
     const s = await createTenant(t);
     const owner = await user(s);

@@ -40,7 +40,8 @@ describe('single upload', () => {
       size: data.length,
       sha256: sha256(data),
       visibility: 'private',
-      url: `/api/files/${file.id}/content`,
+      // absolute: without PUBLIC_BASE_URL, the development address http://HOST:PORT
+      url: `http://127.0.0.1:3000/api/files/${file.id}/content`,
     });
     const meta = await call(t.app, 'GET', `/api/files/${file.id}`, { token: reader.token });
     expect(meta.json().data).toMatchObject({ id: file.id, mime: 'image/png' });

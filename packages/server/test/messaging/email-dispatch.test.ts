@@ -35,7 +35,7 @@ const mention = { docTitle: 'Release <plan>', actorName: 'Ann' };
 const mailsTo = (address: string) => smtp.received.filter((r) => r.to.includes(address));
 
 describe('email notifications', () => {
-  it('arrive through SMTP with the event text, the deep link and one-click unsubscribe headers', async () => {
+  it('arrive through SMTP with the event text, the absolute deep link and one-click unsubscribe headers', async () => {
     const rows = await settle(
       t,
       await t.app.messaging.notify('wiki.doc.mentioned', {
@@ -54,6 +54,9 @@ describe('email notifications', () => {
     expect(mail?.mail.subject).toBe('Ann mentioned you in Release <plan>');
     expect(mail?.mail.html).toContain('Release &lt;plan&gt;');
     expect(mail?.mail.text).toContain('Ann mentioned you in "Release <plan>".');
+    // the deep link leaves the console: absolute, under PUBLIC_BASE_URL
+    expect(mail?.mail.html).toContain('href="https://atrium.example/wiki/docs/7"');
+    expect(mail?.mail.text).toContain('View details: https://atrium.example/wiki/docs/7');
     const unsubscribe = headerOf(mail?.mail as ParsedMail, 'List-Unsubscribe') as string;
     expect(unsubscribe).toMatch(/^<https:\/\/atrium\.example\/api\/notification-unsubscribe\/[^>]+>$/);
     expect(headerOf(mail?.mail as ParsedMail, 'List-Unsubscribe-Post')).toBe('List-Unsubscribe=One-Click');

@@ -69,7 +69,8 @@ describe('push channel', () => {
     expect(contentType).toBe('application/json');
     const title = 'Reminder: Expense #42';
     const content = 'Bob asks you to handle "Expense #42" (Expenses).';
-    const extras = { eventKey: 'workflow.task.urged', link: '/workflow/tasks/42' };
+    // the phone opens the deep link outside the console: absolute (here the development address)
+    const extras = { eventKey: 'workflow.task.urged', link: 'http://127.0.0.1:3000/workflow/tasks/42' };
     expect({
       ...body,
       audience: { registration_id: [...(body.audience as { registration_id: string[] }).registration_id].sort() },

@@ -216,8 +216,13 @@ describe('OpenAPI', () => {
     const doc = (await call(s.app, 'GET', '/api/openapi.json')).json();
     const scheme = doc.components.securitySchemes.OAuth2;
     expect(scheme.type).toBe('oauth2');
-    expect(scheme.flows.clientCredentials.tokenUrl).toBe('/api/oauth2/token');
-    expect(scheme.flows.authorizationCode.tokenUrl).toBe('/api/oauth2/token');
+    // absolute, as in the discovery metadata: the issuer is PUBLIC_BASE_URL
+    expect(scheme.flows.clientCredentials.tokenUrl).toBe(`${s.issuer}/api/oauth2/token`);
+    expect(scheme.flows.authorizationCode).toMatchObject({
+      authorizationUrl: `${s.issuer}/oauth2/authorize`,
+      tokenUrl: `${s.issuer}/api/oauth2/token`,
+      refreshUrl: `${s.issuer}/api/oauth2/token`,
+    });
     expect(Object.keys(scheme.flows.clientCredentials.scopes)).toEqual(
       expect.arrayContaining(['drive:read', 'drive:write']),
     );

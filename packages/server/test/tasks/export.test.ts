@@ -45,7 +45,8 @@ describe('operation-log export', () => {
 
     const done = await waitForTask(t, t.demoAdminToken, created.id);
     expect(done).toMatchObject({ status: 'succeeded', progress: 100, resultAvailable: true, error: null });
-    expect(done.resultUrl).toBe(`/api/tasks/${created.id}/result`);
+    // absolute: without PUBLIC_BASE_URL, the development address http://HOST:PORT
+    expect(done.resultUrl).toBe(`http://127.0.0.1:3000/api/tasks/${created.id}/result`);
     const ttl = Date.parse(done.resultExpiresAt ?? '') - Date.parse(done.finishedAt ?? '');
     expect(ttl).toBe(7 * 24 * 3600_000);
 
@@ -108,7 +109,11 @@ describe('operation-log export', () => {
       .where(and(eq(realtimeEvents.topic, 'task.finished'), eq(realtimeEvents.tenantId, t.demoTenantId)));
     const push = pushes.find((p) => (p.payload as { taskId: number }).taskId === created.id);
     expect(push?.userIds).toEqual([ownerId]);
-    expect(push?.payload).toMatchObject({ status: 'succeeded', event: 'platform.export.finished' });
+    expect(push?.payload).toMatchObject({
+      status: 'succeeded',
+      event: 'platform.export.finished',
+      resultUrl: `http://127.0.0.1:3000/api/tasks/${created.id}/result`,
+    });
 
     // my tasks, filtered
     const mine = await call(t.app, 'GET', '/api/tasks?status=succeeded&kind=export.operation_logs', {

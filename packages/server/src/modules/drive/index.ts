@@ -107,7 +107,7 @@ export function createDriveModule(
   const reminders = createRemindersService(core);
   const previews = createPreviewService(core);
   const publicShares = createPublicShareService(core, previews);
-  const linkDeps = { ...core, secrets: ctx.secrets, publicBaseUrl: ctx.config.publicBaseUrl };
+  const linkDeps = { ...core, secrets: ctx.secrets, links: ctx.links };
   const shares = createSharesService(linkDeps);
   const shortLinks = createShortLinksService(linkDeps, shares);
   const qrCodes = createQrCodes(core, shares);

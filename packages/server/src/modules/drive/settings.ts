@@ -44,6 +44,9 @@ const flag = (description: string, dflt: boolean, visibility: 'admin' | 'authent
   description,
 });
 
+/** Links expire within this many days unless a tenant changes it: so expiresAt is required by default. */
+export const EXTERNAL_SHARE_MAX_DAYS_DEFAULT = 30;
+
 /** An extension, with or without its leading dot: `exe`, `.exe`, `tar.gz`. */
 export const EXTENSION = '^\\.?[A-Za-z0-9][A-Za-z0-9_+-]{0,15}(\\.[A-Za-z0-9][A-Za-z0-9_+-]{0,15})?$';
 
@@ -69,7 +72,10 @@ export const driveSettings: SettingsModule = {
       description: 'Space managers are warned once each time usage crosses this percentage of the quota',
     },
     externalShareEnabled: flag('Share links to people outside the company are allowed', true),
-    externalShareMaxDays: { ...count('Longest validity of a share link in days; 0 = no maximum', 3650), default: 30 },
+    externalShareMaxDays: {
+      ...count('Longest validity of a share link in days; above 0 every link needs expiresAt; 0 = no maximum', 3650),
+      default: EXTERNAL_SHARE_MAX_DAYS_DEFAULT,
+    },
     externalShareRequirePassword: flag('Every share link must have a password', false),
     collectMaxFileSizeMb: { ...count('Largest file a collection link accepts, in MB', 1024 * 1024), default: 100 },
     shareExpiryReminderHours: {

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { rowOrThrow } from '../../platform/db/sql.ts';
+import type { PublicLinks } from '../../platform/http/public-links.ts';
 import { type ByteRange, StorageNotFound } from '../../platform/storage/provider.ts';
 import { filesErrors } from './errors.ts';
 import { SNIFF_BYTES } from './file-guards.ts';
@@ -22,7 +23,7 @@ import {
 
 export type FileView = ReturnType<typeof toFileView>;
 
-export function toFileView(f: repo.FileRow & { sha256: string }) {
+export function toFileView(f: repo.FileRow & { sha256: string }, links: PublicLinks) {
   return {
     id: f.id,
     name: f.name,
@@ -33,7 +34,7 @@ export function toFileView(f: repo.FileRow & { sha256: string }) {
     visibility: f.visibility,
     ownerUserId: f.ownerUserId,
     createdAt: f.createdAt,
-    url: `/api/files/${f.id}/content`,
+    url: links.to(`/api/files/${f.id}/content`),
   };
 }
 
@@ -54,7 +55,7 @@ export function createFilesService(
   ctx: AppContext,
   deps: { resolver: StorageResolver; store: ObjectStore; refs: References },
 ) {
-  const { db } = ctx;
+  const { db, links } = ctx;
 
   const generalOrThrow = (scope: Scope, id: number) =>
     rowOrThrow(repo.findGeneral(db, scope, id), filesErrors.fileNotFound);
@@ -78,7 +79,7 @@ export function createFilesService(
     const target = await deps.resolver.forNewObject(scope.tenantId);
     const content = await writeContent(target, p.body, input.maxBytes, meta.mime);
     const file = await deps.store.commit(scope, content, meta, input.owner);
-    return toFileView({ ...file, sha256: content.sha256 });
+    return toFileView({ ...file, sha256: content.sha256 }, links);
   }
 
   return {
@@ -103,10 +104,10 @@ export function createFilesService(
 
     list: async (scope: Scope, q: Parameters<typeof repo.pageFiles>[2]) => {
       const page = await repo.pageFiles(db, scope, q);
-      return { ...page, list: page.list.map(toFileView) };
+      return { ...page, list: page.list.map((f) => toFileView(f, links)) };
     },
 
-    get: async (scope: Scope, id: number) => toFileView(await generalOrThrow(scope, id)),
+    get: async (scope: Scope, id: number) => toFileView(await generalOrThrow(scope, id), links),
 
     /** Drops the upload's own reference; other owners (a notice, an export) keep the file alive. */
     async remove(scope: Scope, id: number) {

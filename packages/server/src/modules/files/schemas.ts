@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { AbsoluteUrl } from '../../platform/http/public-links.ts';
 import { Binary, Id, INT4_MAX, INT8_SAFE_MAX, PageQuery, Timestamp } from '../../platform/http/schemas.ts';
 
 /** Wire shapes of the managed files module. */
@@ -17,7 +18,7 @@ export const ManagedFile = Type.Object({
   visibility: Type.Union([Type.Literal('public'), Type.Literal('private'), Type.Literal('restricted')]),
   ownerUserId: Type.Union([Id, Type.Null()]),
   createdAt: Timestamp,
-  url: Type.String({ description: 'GET this path for the content' }),
+  url: AbsoluteUrl('GET it for the content'),
 });
 
 export const FileQuery = Type.Object({

@@ -54,6 +54,11 @@ export function createOpenPlatformModule(ctx: AppContext, deps: OpenPlatformDeps
 
   return {
     scopes,
+    /** the API description's OAuth2 scheme: the scopes and the absolute endpoints of the discovery metadata */
+    oauthScheme() {
+      const m = oauth.metadata();
+      return { scopes: scopes.descriptions(), authorizationUrl: m.authorization_endpoint, tokenUrl: m.token_endpoint };
+    },
     /** for the kernel: resolves `auth: 'app'` bearer tokens */
     resolveAppAuth: oauth.resolveAppAuth,
     webhooks: webhooks.api,

@@ -2,6 +2,7 @@ import type { AppContext } from '../../platform/context.ts';
 import type { TaskEvents, TaskFinishedEvent } from './events.ts';
 import type { TaskRegistry } from './registry.ts';
 import type { TaskRow } from './tables.ts';
+import { resultUrlOf } from './task-view.ts';
 
 /**
  * Announces a task that reached a final state: the in-process event (the notification center's
@@ -9,7 +10,7 @@ import type { TaskRow } from './tables.ts';
  * transition; a failed push is logged, the task stays finished.
  */
 export function createFinishedAnnouncer(
-  ctx: Pick<AppContext, 'realtime' | 'log'>,
+  ctx: Pick<AppContext, 'realtime' | 'log' | 'links'>,
   registry: TaskRegistry,
   events: TaskEvents,
 ) {
@@ -36,7 +37,7 @@ export function createFinishedAnnouncer(
           ...event,
           resultExpiresAt: event.resultExpiresAt?.toISOString() ?? null,
           finishedAt: event.finishedAt.toISOString(),
-          resultUrl: row.status === 'succeeded' && row.resultFileId !== null ? `/api/tasks/${row.id}/result` : null,
+          resultUrl: row.status === 'succeeded' && row.resultFileId !== null ? resultUrlOf(ctx.links, row.id) : null,
         },
       });
     } catch (err) {

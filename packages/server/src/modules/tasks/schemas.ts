@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { AbsoluteUrl } from '../../platform/http/public-links.ts';
 import { Id, NullableTimestamp, PageQuery, Timestamp } from '../../platform/http/schemas.ts';
 import { TASK_STATUSES } from './tables.ts';
 
@@ -14,7 +15,7 @@ export const Task = Type.Object({
   error: Type.Union([Type.String(), Type.Null()]),
   cancelRequested: Type.Boolean(),
   resultAvailable: Type.Boolean({ description: 'succeeded with a result file that has not expired' }),
-  resultUrl: Type.Union([Type.String(), Type.Null()], { description: 'GET it to download the result' }),
+  resultUrl: Type.Union([AbsoluteUrl('GET it (signed in as the owner) to download the result'), Type.Null()]),
   resultExpiresAt: NullableTimestamp,
   createdAt: Timestamp,
   startedAt: NullableTimestamp,

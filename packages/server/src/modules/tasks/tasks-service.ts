@@ -23,7 +23,7 @@ export function createTasksService(
   ctx: AppContext,
   deps: { registry: TaskRegistry; files: TaskFiles; announce: FinishedAnnouncer; run: Job<TaskJob> },
 ) {
-  const { db, clock } = ctx;
+  const { db, clock, links } = ctx;
 
   function ownerOf(scope: Scope): number {
     const user = userOf(scope);
@@ -48,16 +48,16 @@ export function createTasksService(
         return row;
       };
       const row = opts.tx ? await write(opts.tx) : await db.transaction(write);
-      return toTaskView(row, clock());
+      return toTaskView(row, clock(), links);
     },
 
     async list(scope: Scope, q: PageRequest & { status?: TaskStatus; kind?: string }) {
       const page = await repo.pageOwned(db, scope, ownerOf(scope), q);
       const now = clock();
-      return { ...page, list: page.list.map((r) => toTaskView(r, now)) };
+      return { ...page, list: page.list.map((r) => toTaskView(r, now, links)) };
     },
 
-    get: async (scope: Scope, id: number) => toTaskView(await ownedOrThrow(scope, id), clock()),
+    get: async (scope: Scope, id: number) => toTaskView(await ownedOrThrow(scope, id), clock(), links),
 
     /** Cancels a queued task at once, asks a running one to stop; repeats change nothing. */
     async cancel(scope: Scope, id: number) {
@@ -65,16 +65,16 @@ export function createTasksService(
       if (!row) {
         const current = await ownedOrThrow(scope, id);
         if (current.status !== 'cancelled') throw tasksErrors.taskFinished(current.status);
-        return toTaskView(current, clock());
+        return toTaskView(current, clock(), links);
       }
       if (row.status === 'cancelled') await deps.announce(row);
-      return toTaskView(row, clock());
+      return toTaskView(row, clock(), links);
     },
 
     /** The result file of the caller's own succeeded task, while it has not expired. */
     async resultFile(scope: Scope, id: number) {
       const row = await ownedOrThrow(scope, id);
-      const task = toTaskView(row, clock());
+      const task = toTaskView(row, clock(), links);
       if (!task.resultAvailable || row.resultFileId === null) throw tasksErrors.resultNotFound();
       try {
         return await deps.files.files.ownedBy(scope, row.resultFileId, { type: 'task', id: row.id });

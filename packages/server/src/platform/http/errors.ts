@@ -132,7 +132,10 @@ export const OAuthErrorBody = Type.Object(
     error: Type.String({ description: 'RFC 6749 §5.2 / RFC 6750 §3.1 error code' }),
     error_description: Type.String(),
     redirectUrl: Type.Optional(
-      Type.String({ description: 'authorize only: where the consent page sends the browser back (RFC 6749 §4.1.2.1)' }),
+      Type.String({
+        format: 'uri',
+        description: 'authorize only: where the consent page sends the browser back (RFC 6749 §4.1.2.1), absolute',
+      }),
     ),
   },
   { $id: 'OAuthErrorBody', title: 'OAuth error' },

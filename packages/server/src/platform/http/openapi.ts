@@ -85,11 +85,14 @@ export async function registerOpenApi(
     version: string;
     /** `config.publicBaseUrl`: the one server, so every sample in the reference names the host */
     serverUrl: string;
-    /** the OAuth 2 scopes applications can hold (name → description), for the OAuth2 scheme */
-    oauthScopes?: Record<string, string>;
+    /**
+     * The OAuth2 scheme: the scopes applications can hold (name → description) and the absolute
+     * endpoints of the server's discovery metadata (docs/decisions/0028-absolute-links.md).
+     */
+    oauth: { scopes: Record<string, string>; authorizationUrl: string; tokenUrl: string };
   },
 ): Promise<void> {
-  const oauthScopes = opts.oauthScopes ?? {};
+  const { scopes, authorizationUrl, tokenUrl } = opts.oauth;
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -107,13 +110,8 @@ export async function registerOpenApi(
           OAuth2: {
             type: 'oauth2',
             flows: {
-              clientCredentials: { tokenUrl: '/api/oauth2/token', scopes: oauthScopes },
-              authorizationCode: {
-                authorizationUrl: '/oauth2/authorize',
-                tokenUrl: '/api/oauth2/token',
-                refreshUrl: '/api/oauth2/token',
-                scopes: oauthScopes,
-              },
+              clientCredentials: { tokenUrl, scopes },
+              authorizationCode: { authorizationUrl, tokenUrl, refreshUrl: tokenUrl, scopes },
             },
           },
         },

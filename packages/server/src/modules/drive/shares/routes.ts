@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { route } from '../../../platform/http/route.ts';
 import { IdParams, PageOf, PageQuery } from '../../../platform/http/schemas.ts';
+import { EXTERNAL_SHARE_MAX_DAYS_DEFAULT } from '../settings.ts';
 import {
   ShareLinkCreateBody,
   ShareLinkSpaceQuery,
@@ -26,7 +27,9 @@ export function shareLinkRoutes(app: FastifyInstance, shares: SharesService) {
       tags,
       summary: 'Create a share link to a node, or a collection link to a folder (editor of the node)',
       description:
-        'The answer holds the token and the public URL. 403 drive.external_share_disabled when the tenant setting externalShareEnabled or the space switch is off; with externalShareMaxDays > 0 expiresAt is required and at most that many days ahead; with externalShareRequirePassword a password is required. allowedIps entries are IPv4/IPv6 addresses or CIDR ranges. ' +
+        'The answer holds the token and the absolute public URL. 403 drive.external_share_disabled when the tenant setting externalShareEnabled or the space switch is off; ' +
+        `while the drive setting externalShareMaxDays is above 0 (default ${EXTERNAL_SHARE_MAX_DAYS_DEFAULT}) expiresAt is required and at most that many days ahead (400 request.validation_failed naming expiresAt and the setting), optional when it is 0; ` +
+        'with externalShareRequirePassword a password is required. allowedIps entries are IPv4/IPv6 addresses or CIDR ranges. ' +
         "kind 'collect' makes a collection link on a folder (400 drive.not_a_folder otherwise) with the policy in collect (maxFileSizeMb at most the tenant's collectMaxFileSizeMb, its default); capabilities, maxDownloadCount and watermark are refused for it (400 naming the field).",
       body: ShareLinkCreateBody,
       response: ShareLinkWithToken,

@@ -1,6 +1,7 @@
 import { type Static, type TSchema, Type } from 'typebox';
+import { AbsoluteUrl } from '../../../platform/http/public-links.ts';
 import { Id, NullableTimestamp, PageQuery, Timestamp } from '../../../platform/http/schemas.ts';
-import { EXTENSION } from '../settings.ts';
+import { EXTENSION, EXTERNAL_SHARE_MAX_DAYS_DEFAULT } from '../settings.ts';
 
 /** Wire shapes of share-link management (`/api/drive/share-links`). */
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
@@ -18,10 +19,22 @@ const Capability = Type.Union(
 const Capabilities = Type.Array(Capability, { minItems: 1, maxItems: 3, description: 'default [preview]' });
 const Title = Type.String({ maxLength: 100, description: '≤ 100 characters' });
 const Password = Type.String({ minLength: 8, maxLength: 128, description: '8–128 characters' });
-const ExpiresAt = Type.String({
-  format: 'date-time',
-  description: 'in the future; at most externalShareMaxDays ahead when that setting is above 0',
-});
+/** When expiresAt is required: a tenant setting decides, so the schema says it in words. */
+const EXPIRY_RULE =
+  "Required while the tenant's drive setting externalShareMaxDays is above 0 (default " +
+  `${EXTERNAL_SHARE_MAX_DAYS_DEFAULT}; administrators change it with PUT /api/settings/drive): without it the link is ` +
+  'refused (400 request.validation_failed naming expiresAt), and it may be at most that many days ahead. ' +
+  'When the setting is 0 it is optional, and a link without it never expires.';
+const ExpiresAt = Type.String({ format: 'date-time', description: `In the future. ${EXPIRY_RULE}` });
+const ExpiresAtOrNull = OrNull(
+  Type.String({
+    format: 'date-time',
+    description:
+      'In the future; absent: unchanged. null removes the expiry, which is refused while the drive setting ' +
+      `externalShareMaxDays is above 0 (default ${EXTERNAL_SHARE_MAX_DAYS_DEFAULT}; 400 request.validation_failed ` +
+      'naming expiresAt); a new date may be at most that many days ahead.',
+  }),
+);
 const Limit = (what: string) =>
   Type.Integer({ minimum: 1, maximum: MAX_LINK_COUNT, description: `${what}; absent or null: unlimited` });
 const AllowedIps = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
@@ -86,7 +99,7 @@ export const ShareLinkCreateBody = Type.Object({
 export const ShareLinkUpdateBody = Type.Object({
   title: Type.Optional(Title),
   password: Type.Optional(OrNull(Password)),
-  expiresAt: Type.Optional(OrNull(ExpiresAt)),
+  expiresAt: Type.Optional(ExpiresAtOrNull),
   maxAccessCount: Type.Optional(OrNull(Limit('how many times the link may be opened'))),
   maxDownloadCount: Type.Optional(OrNull(Limit('how many downloads the link allows'))),
   allowedIps: Type.Optional(AllowedIps),
@@ -151,10 +164,8 @@ export const ShareLinkView = Type.Object({
 export const ShareLinkWithToken = Type.Object({
   ...ShareLinkView.properties,
   token: Type.String(),
-  url: Type.String({ description: 'PUBLIC_BASE_URL + /api/drive/public/shares/<token>' }),
-  shortUrl: Nullable(
-    Type.String({ description: 'PUBLIC_BASE_URL + /api/drive/public/s/<code>, once made (POST …/short-link)' }),
-  ),
+  url: AbsoluteUrl('PUBLIC_BASE_URL + /api/drive/public/shares/<token>'),
+  shortUrl: Nullable(AbsoluteUrl('PUBLIC_BASE_URL + /api/drive/public/s/<code>, once made (POST …/short-link)')),
 });
 
 export const QrQuery = Type.Object({
@@ -171,4 +182,6 @@ export const QrQuery = Type.Object({
 
 export const ShortCodeParams = Type.Object({ code: Type.String({ minLength: 1, maxLength: 64 }) });
 
-export const ShortLinkTarget = Type.Object({ url: Type.String({ description: "the share link's full URL" }) });
+export const ShortLinkTarget = Type.Object({
+  url: AbsoluteUrl("the share link's full URL (its ShareLinkWithToken url)"),
+});

@@ -5,6 +5,7 @@ import { type SecretBox, secretContext } from '../../../platform/crypto/secrets.
 import type { Db } from '../../../platform/db/client.ts';
 import type { Page, PageRequest } from '../../../platform/db/scoped.ts';
 import { httpErrors } from '../../../platform/http/errors.ts';
+import type { PublicLinks } from '../../../platform/http/public-links.ts';
 import type { DriveCaller } from '../access/access-service.ts';
 import type { DriveCore } from '../core.ts';
 import { driveErrors } from '../errors.ts';
@@ -56,9 +57,9 @@ export const tokenOf = (secrets: SecretBox, link: Pick<repo.LinkRow, 'id' | 'tok
   secrets.decrypt(link.tokenEncrypted, tokenContext(link.id));
 
 /** The public URLs of a link: the full one (the token) and the short one (the short code). */
-export const linkUrls = (publicBaseUrl: string) => ({
-  full: (token: string) => `${publicBaseUrl}/api/drive/public/shares/${token}`,
-  short: (code: string) => `${publicBaseUrl}/api/drive/public/s/${code}`,
+export const linkUrls = (links: PublicLinks) => ({
+  full: (token: string) => links.to(`/api/drive/public/shares/${token}`),
+  short: (code: string) => links.to(`/api/drive/public/s/${code}`),
 });
 
 /** revoked, then disabled (tenant or space switch off), expired, exhausted (a limit reached), else active. */
@@ -105,10 +106,10 @@ export function toShareLinkView(
 export type ShareLinkView = ReturnType<typeof toShareLinkView>;
 export type ShareLinkWithToken = ShareLinkView & { token: string; url: string; shortUrl: string | null };
 
-export function createSharesService(core: DriveCore & { secrets: SecretBox; publicBaseUrl: string }) {
+export function createSharesService(core: DriveCore & { secrets: SecretBox; links: PublicLinks }) {
   const { db, clock, access, directory, activities, secrets } = core;
   const settingsOf = (scope: Scope) => core.settings.effective<DriveSettings>('drive', scope.tenantId);
-  const urls = linkUrls(core.publicBaseUrl);
+  const urls = linkUrls(core.links);
 
   async function views(scope: Scope, rows: repo.LinkWithNode[]): Promise<ShareLinkView[]> {
     const now = clock();
@@ -148,13 +149,21 @@ export function createSharesService(core: DriveCore & { secrets: SecretBox; publ
   function checkExpiry(settings: DriveSettings, expiresAt: string | null | undefined, now: Date): Date | null {
     const maxDays = settings.externalShareMaxDays;
     if (expiresAt === undefined || expiresAt === null) {
-      if (maxDays > 0) throw httpErrors.invalidField('expiresAt', `is required: links expire within ${maxDays} days`);
+      if (maxDays > 0)
+        throw httpErrors.invalidField(
+          'expiresAt',
+          `is required: the drive setting externalShareMaxDays (${maxDays}) limits share links to ${maxDays} days; ` +
+            'an administrator sets it to 0 to allow links without expiry',
+        );
       return null;
     }
     const at = new Date(expiresAt);
     if (!(at > now)) throw httpErrors.invalidField('expiresAt', 'must be in the future');
     if (maxDays > 0 && at.getTime() > now.getTime() + maxDays * 86_400_000)
-      throw httpErrors.invalidField('expiresAt', `must be within ${maxDays} days from now`);
+      throw httpErrors.invalidField(
+        'expiresAt',
+        `must be within ${maxDays} days from now: the drive setting externalShareMaxDays (${maxDays}) limits share links`,
+      );
     return at;
   }
 

@@ -25,7 +25,7 @@ export function shortLinkRoutes(app: FastifyInstance, shortLinks: ShortLinksServ
       tags,
       summary: 'Make the short link of a share link (its creator or a manager of the node); idempotent',
       description:
-        'Answers the link with shortUrl (PUBLIC_BASE_URL + /api/drive/public/s/<code>, 12 random base62 characters); ' +
+        'Answers the link with shortUrl (absolute: PUBLIC_BASE_URL + /api/drive/public/s/<code>, 12 random base62 characters); ' +
         'a link that has one already answers it unchanged. A revoked link is 409 drive.share_link_revoked; anyone ' +
         'else gets 404 drive.share_link_not_found.',
       params: IdParams,
@@ -84,7 +84,9 @@ export function shortLinkRoutes(app: FastifyInstance, shortLinks: ShortLinksServ
     operation: 'drive.public_share.short_link',
     auth: 'public',
     feature: 'drive',
-    responses: { 302: { description: "Location: the share link's full URL (any Accept but application/json)" } },
+    responses: {
+      302: { description: "Location: the share link's full URL, absolute (any Accept but application/json)" },
+    },
     schema: {
       tags: ['DriveSharePublic'],
       summary: "A short link: 302 to the share link's full URL (200 { url } for Accept: application/json)",

@@ -3,6 +3,7 @@ import type { Scope } from '../../../platform/auth/principal.ts';
 import type { SecretBox } from '../../../platform/crypto/secrets.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { isUniqueViolation } from '../../../platform/db/sql.ts';
+import type { PublicLinks } from '../../../platform/http/public-links.ts';
 import type { DriveCore } from '../core.ts';
 import { driveErrors } from '../errors.ts';
 import { findLinkByShortCode } from '../public/public-repository.ts';
@@ -37,11 +38,11 @@ export function newShortCode(): string {
 }
 
 export function createShortLinksService(
-  core: DriveCore & { secrets: SecretBox; publicBaseUrl: string },
+  core: DriveCore & { secrets: SecretBox; links: PublicLinks },
   shares: Pick<SharesService, 'manageable' | 'withToken'>,
 ) {
   const { db, clock, cache, access, activities, secrets } = core;
-  const urls = linkUrls(core.publicBaseUrl);
+  const urls = linkUrls(core.links);
   const missKey = (ip: string) => `drive:short-link-miss:${ip}`;
 
   const record = (tx: Db, scope: Scope, link: repo.LinkRow, action: string) =>

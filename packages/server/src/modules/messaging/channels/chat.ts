@@ -1,7 +1,7 @@
 import type { AppContext } from '../../../platform/context.ts';
 import type { Severity } from '../../../platform/events/types.ts';
 import type { MessagingSettings } from '../settings.ts';
-import { absoluteLink, deliverEach, postJson, renderedTexts } from './delivery-helpers.ts';
+import { deliverEach, postJson, renderedTexts } from './delivery-helpers.ts';
 import type { ChannelAdapter, Delivery, DeliveryOutcome } from './types.ts';
 
 /*
@@ -65,7 +65,7 @@ export function createChatAdapter(ctx: AppContext): ChannelAdapter {
       const external = d.contact.type === 'external';
       const url = external ? d.contact.address : sharedBot;
       if (!url) return { status: 'unreachable', detail: external ? 'no chat address' : 'no chat bot URL configured' };
-      const card = chatCard(d, absoluteLink(ctx, d.link), external ? null : d.contact.name);
+      const card = chatCard(d, ctx.links.resolve(d.link), external ? null : d.contact.name);
       return postJson(ctx, url, JSON.stringify(card));
     });
   }

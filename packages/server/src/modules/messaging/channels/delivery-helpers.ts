@@ -13,16 +13,6 @@ export function renderedTexts(d: Delivery): { title: string; content: string } {
   return { title: renderTemplate(d.event.title, d.variables), content: renderTemplate(d.event.content, d.variables) };
 }
 
-/** The deep link as an absolute URL (relative links resolve against the public base URL); null when it cannot be. */
-export function absoluteLink(ctx: Pick<AppContext, 'config'>, link: string | null): string | null {
-  if (!link) return null;
-  try {
-    return new URL(link, `${ctx.config.publicBaseUrl}/`).toString();
-  } catch {
-    return null;
-  }
-}
-
 /**
  * POSTs a JSON body through the egress guard (chat bots; webhooks go through the kernel's signed
  * webhook path). Redirects are not followed: a POST turned into a

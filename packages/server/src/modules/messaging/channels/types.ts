@@ -43,7 +43,11 @@ export type Delivery = {
   event: EventDef;
   variables: Record<string, unknown>;
   contact: Contact;
-  /** deep link into the console (in-app message link, email button, push payload) */
+  /**
+   * deep link into the console as given: a console route (`/drive?space=1`) stays relative in the
+   * in-app message; channels read outside the console (email, push, webhook, chat) send it
+   * absolute through `ctx.links.resolve` (decision 0028)
+   */
   link: string | null;
   channelOptions: ChannelOptions;
   /** absolute one-click unsubscribe URL (email only; null for mandatory events) */

@@ -3,7 +3,7 @@ import type { AppContext } from '../../../platform/context.ts';
 import type { SecretKey } from '../../../platform/crypto/secrets.ts';
 import { sendWebhook } from '../../../platform/egress/webhook.ts';
 import type { MessagingSettings } from '../settings.ts';
-import { absoluteLink, deliverEach, POST_TIMEOUT_MS, renderedTexts } from './delivery-helpers.ts';
+import { deliverEach, POST_TIMEOUT_MS, renderedTexts } from './delivery-helpers.ts';
 import type { ChannelAdapter, Delivery, DeliveryOutcome } from './types.ts';
 
 type KeyHolder = { config: { secretKeys: SecretKey[] } };
@@ -49,7 +49,7 @@ export function createWebhookAdapter(ctx: AppContext): ChannelAdapter {
       event: d.event.key,
       severity: d.event.severity,
       ...renderedTexts(d),
-      link: absoluteLink(ctx, d.link),
+      link: ctx.links.resolve(d.link),
       variables: d.variables,
       recipient: { type: d.contact.type, id: d.contact.id },
       tenantId: d.tenantId,

@@ -28,12 +28,10 @@ export type Deliverer = ReturnType<typeof createDeliverer>;
  * once the lease expires.
  */
 export function createDeliverer(
-  ctx: Pick<AppContext, 'db' | 'clock' | 'log' | 'config' | 'secrets'>,
+  ctx: Pick<AppContext, 'db' | 'clock' | 'log' | 'links' | 'secrets'>,
   registry: ChannelRegistry,
   catalog: Catalog,
 ) {
-  const baseUrl = ctx.config.publicBaseUrl;
-
   function claim(filter: PendingFilter): Promise<DispatchRow[]> {
     const now = ctx.clock();
     return claimPending(ctx.db, filter, now, new Date(now.getTime() + LEASE_MS), CLAIM);
@@ -78,11 +76,13 @@ export function createDeliverer(
       channelOptions: input.channelOptions ?? {},
       unsubscribeUrl:
         row.channel === 'email' && !event.mandatory && (person || row.contact.address)
-          ? `${baseUrl}/api/notification-unsubscribe/${unsubscribeToken(ctx.secrets, {
-              tenantId: row.tenantId,
-              recipientKey: row.recipientKey,
-              eventKey: row.eventKey,
-            })}`
+          ? ctx.links.to(
+              `/api/notification-unsubscribe/${unsubscribeToken(ctx.secrets, {
+                tenantId: row.tenantId,
+                recipientKey: row.recipientKey,
+                eventKey: row.eventKey,
+              })}`,
+            )
           : null,
     };
   }

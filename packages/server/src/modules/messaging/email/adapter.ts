@@ -39,7 +39,7 @@ export function createEmailAdapter(ctx: AppContext, sender: EmailSender): Channe
       const templates = await activeTemplatesByCode(ctx.db, tenantId, codes);
       const mails: OutgoingMail[] = pending.map(({ d }) => {
         const code = templateCodeOf(d);
-        return composeDelivery(d, addressOf(d) as string, (code && templates.get(code)) || null);
+        return composeDelivery(d, addressOf(d) as string, (code && templates.get(code)) || null, ctx.links);
       });
       const results = await sender.sendAll(tenantId, config, mails);
       results.forEach((r, k) => {

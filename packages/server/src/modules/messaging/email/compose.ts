@@ -1,4 +1,5 @@
 import { escapeHtml } from '../../../platform/html/escape.ts';
+import type { PublicLinks } from '../../../platform/http/public-links.ts';
 import type { Delivery } from '../channels/types.ts';
 import { renderTemplate, textToHtml } from '../render.ts';
 import { htmlToText, notificationLayout, withUnsubscribeFooter } from './layout.ts';
@@ -35,8 +36,15 @@ export function renderEmailTemplate(
  * The mail of one delivery: with an email template when one applies, otherwise the event's
  * built-in title and plain-text content in the notification layout, with a button to the link.
  */
-export function composeDelivery(delivery: Delivery, address: string, template: TemplateText | null): OutgoingMail {
-  const { event, variables, link, unsubscribeUrl, contact } = delivery;
+export function composeDelivery(
+  delivery: Delivery,
+  address: string,
+  template: TemplateText | null,
+  links: PublicLinks,
+): OutgoingMail {
+  const { event, variables, unsubscribeUrl, contact } = delivery;
+  // a mail is read outside the console: its button and text carry the absolute link
+  const link = links.resolve(delivery.link);
   const log = { dispatchId: delivery.dispatchId, eventKey: event.key, templateCode: template?.code ?? null };
   const to = contact.type === 'external' ? { address } : { name: contact.name, address };
   if (template) return { to, ...renderEmailTemplate(template, variables, unsubscribeUrl), unsubscribeUrl, log };

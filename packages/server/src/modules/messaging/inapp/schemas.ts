@@ -15,7 +15,11 @@ export const MessageType = Type.Union([Type.Literal('notification'), Type.Litera
 const VariableName = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z_][A-Za-z0-9_]*$' });
 const Title = Type.String({ minLength: 1, maxLength: 200, description: 'plain text, `{{var}}` placeholders' });
 const Content = Type.String({ minLength: 1, maxLength: 10_000, description: 'plain text, `{{var}}` placeholders' });
-const Link = Type.String({ minLength: 1, maxLength: 1000, description: 'deep link into the console' });
+const Link = Type.String({
+  minLength: 1,
+  maxLength: 1000,
+  description: 'deep link into the console: a console route (/drive?space=1) or an absolute http(s) URL',
+});
 const keyword = (description: string) => Type.String({ minLength: 1, maxLength: 100, description });
 const TimeRange = {
   from: Type.Optional(Type.String({ format: 'date-time', description: 'created at or after (inclusive)' })),
@@ -35,7 +39,10 @@ export const InAppMessage = Type.Object({
   source: Type.String({ description: 'the event key of a notification, `manual` for an administrator send' }),
   eventKey: Type.Union([Type.String(), Type.Null()]),
   senderId: Type.Union([Id, Type.Null()]),
-  link: Type.Union([Type.String(), Type.Null()]),
+  link: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'deep link as given: a console route (/drive?space=1) stays relative to PUBLIC_BASE_URL here, where the console opens it; email, push, webhook and chat carry it absolute',
+  }),
   createdAt: Timestamp,
 });
 

@@ -27,7 +27,9 @@ export function createPushAdapter(ctx: AppContext, config: PushConfigService): C
     if (!acct) return { status: 'failed', error: 'No enabled push configuration applies' };
 
     const ids = devices.map((x) => x.registrationId);
-    const extras: Record<string, string> = { eventKey: d.event.key, ...(d.link ? { link: d.link } : {}) };
+    // the app opens the link outside the console: absolute
+    const link = ctx.links.resolve(d.link);
+    const extras: Record<string, string> = { eventKey: d.event.key, ...(link ? { link } : {}) };
     let result: Awaited<ReturnType<typeof jpushSend>>;
     try {
       result = await jpushSend(egress, acct, ids, { ...renderedTexts(d), extras });

@@ -132,8 +132,12 @@ export const ErrorGroupDetail = Type.Object({
   }),
   recentEvents: Type.Array(ErrorEventSummary, { description: 'the latest 20 events' }),
   links: Type.Object({
-    issue: Type.String({ description: 'console deep link of this issue (spec §4.6 rule 4)' }),
-    replay: Nullable(Type.String({ description: 'session replay of the latest event that has one' })),
+    issue: Type.String({
+      description: 'console route of this issue (spec §4.6 rule 4), relative to PUBLIC_BASE_URL: the console opens it',
+    }),
+    replay: Nullable(
+      Type.String({ description: 'console route of the session replay of the latest event that has one (relative)' }),
+    ),
   }),
 });
 

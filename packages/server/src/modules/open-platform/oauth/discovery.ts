@@ -1,10 +1,4 @@
-import type { AppContext } from '../../../platform/context.ts';
 import type { ScopeRegistry } from '../scopes.ts';
-
-/** The issuer identifier: the service's public base URL (PUBLIC_BASE_URL, else its own address). */
-export function issuerOf(ctx: AppContext): string {
-  return ctx.config.publicBaseUrl;
-}
 
 /**
  * RFC 8414 authorization server metadata, which is also OpenID Connect Discovery 1.0 §3 metadata:

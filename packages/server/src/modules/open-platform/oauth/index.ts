@@ -7,7 +7,6 @@ import { createAuthorizeService } from './authorize-service.ts';
 import { connectedAppsRoutes } from './connected-apps-routes.ts';
 import { createConnectedAppsService } from './connected-apps-service.ts';
 import type { FindOAuthUser, OAuthDeps } from './deps.ts';
-import { issuerOf } from './discovery.ts';
 import { createProtocolService } from './protocol-service.ts';
 import { oauthRoutes } from './routes.ts';
 import { signingKeys } from './signing-keys.ts';
@@ -29,7 +28,8 @@ export function createOAuth(
     ...deps,
     db,
     clock,
-    issuer: issuerOf(ctx),
+    // the issuer identifier is the service's public base URL (PUBLIC_BASE_URL, else its own address)
+    issuer: ctx.links.base,
     tokens,
     keys: signingKeys({ db, secrets: ctx.secrets }),
   };
@@ -40,6 +40,8 @@ export function createOAuth(
     tokens,
     /** for the kernel: resolves `auth: 'app'` bearer tokens */
     resolveAppAuth: appAuthResolver(oauth),
+    /** RFC 8414 metadata: the absolute endpoints the API description's OAuth2 scheme names too */
+    metadata: endpoints.metadata,
     register(app: FastifyInstance) {
       oauthRoutes(app, authorize, endpoints);
       connectedAppsRoutes(app, connectedApps);

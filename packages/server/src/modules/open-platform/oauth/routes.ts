@@ -63,7 +63,12 @@ export function oauthRoutes(app: FastifyInstance, authorize: AuthorizeService, e
         'Errors are RFC 6749 bodies; once client_id and redirect_uri are proven they also carry redirectUrl ' +
         '(error, error_description, state, iss) to send the browser back to the client.',
       body: AuthorizeBody,
-      response: Type.Object({ redirectUrl: Type.String() }),
+      response: Type.Object({
+        redirectUrl: Type.String({
+          format: 'uri',
+          description: "the client's registered redirect_uri with the answer (absolute)",
+        }),
+      }),
     },
     handler: async (req) => {
       const { decision, ...q } = req.body;

@@ -92,7 +92,7 @@ export const AuthorizeInfo = Type.Object({
     homepageUrl: Type.String(),
     logoUrl: Type.String(),
   }),
-  redirectUri: Type.String(),
+  redirectUri: Type.String({ format: 'uri', description: "one of the client's registered callback URLs (absolute)" }),
   responseType: Type.Literal('code'),
   scopes: Type.Array(Type.Object({ name: Type.String(), description: Type.String() })),
   previouslyGranted: Type.Array(Type.String()),
@@ -101,7 +101,23 @@ export const AuthorizeInfo = Type.Object({
   codeChallengeMethods: Type.Array(Type.String()),
 });
 
-export const ServerMetadataSchema = Type.Object({ issuer: Type.String() }, { additionalProperties: true });
+const Endpoint = Type.Optional(Type.String({ format: 'uri', description: 'absolute, under the issuer' }));
+
+/** RFC 8414 §2: the issuer and every endpoint are absolute URLs (the issuer is PUBLIC_BASE_URL). */
+export const ServerMetadataSchema = Type.Object(
+  {
+    issuer: Type.String({ format: 'uri', description: 'the public base URL (PUBLIC_BASE_URL), no trailing slash' }),
+    authorization_endpoint: Type.Optional(
+      Type.String({ format: 'uri', description: 'OAUTH_CONSENT_URL, else the console page /oauth2/authorize' }),
+    ),
+    token_endpoint: Endpoint,
+    revocation_endpoint: Endpoint,
+    introspection_endpoint: Endpoint,
+    userinfo_endpoint: Endpoint,
+    jwks_uri: Endpoint,
+  },
+  { additionalProperties: true },
+);
 
 export const JwksSchema = Type.Object({
   keys: Type.Array(Type.Object({}, { additionalProperties: true })),

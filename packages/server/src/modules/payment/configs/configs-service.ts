@@ -28,14 +28,14 @@ export type ChannelConfigCreateInput = {
 export type ChannelConfigUpdateInput = Partial<Omit<ChannelConfigCreateInput, 'channel'>>;
 
 /** The callback path of a channel (spec §4.5). */
-export const notifyPath = (channel: ChannelCode) => `/api/public/payment/notify/${channel}`;
+export const notifyPath = (channel: ChannelCode) => `/api/public/payment/notify/${channel}` as const;
 
 /**
  * Channel configurations (issue 16 item 1) through the provider-configuration kit: several per
  * channel per tenant, each enabled or not; the secrets one encrypted JSON object, never answered.
  */
 export function createChannelConfigService(
-  ctx: Pick<AppContext, 'db' | 'clock' | 'secrets' | 'config'>,
+  ctx: Pick<AppContext, 'db' | 'clock' | 'secrets' | 'links'>,
   adapters: AdapterRegistry,
 ) {
   const configs = createListedConfigs(ctx, {
@@ -54,7 +54,7 @@ export function createChannelConfigService(
   });
   /** An empty notifyUrl is built from the public base URL (spec §4.5). */
   const effectiveNotifyUrl = (row: Pick<ChannelConfigRow, 'notifyUrl' | 'channel'>): string =>
-    row.notifyUrl || `${ctx.config.publicBaseUrl}${notifyPath(row.channel)}`;
+    row.notifyUrl || ctx.links.to(notifyPath(row.channel));
 
   function toChannelConfigView(row: ChannelConfigRow) {
     const { isDefault: _default, ...masked } = configs.mask(row);

@@ -60,7 +60,11 @@ export const ChannelConfig = Type.Object({
   status: Status,
   remark: Type.String(),
   notifyUrl: Type.String(),
-  effectiveNotifyUrl: Type.Union([Type.String(), Type.Null()]),
+  effectiveNotifyUrl: Type.String({
+    format: 'uri',
+    description:
+      'absolute URL the channel calls back: notifyUrl, else PUBLIC_BASE_URL + /api/public/payment/notify/{channel}',
+  }),
   fields: Type.Record(Type.String(), Type.String()),
   hasSecrets: Type.Boolean({ description: 'whether secrets are stored (they are never answered)' }),
   createdAt: Timestamp,

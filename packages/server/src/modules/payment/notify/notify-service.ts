@@ -96,7 +96,7 @@ export function createNotifyService(deps: {
       tenantId: row.tenantId,
       fields: row.fields,
       secrets: configs.openSecrets(row),
-      notifyUrl: configs.effectiveNotifyUrl(row) ?? '',
+      notifyUrl: configs.effectiveNotifyUrl(row),
     });
     return { adapter: entry.adapter, config };
   }

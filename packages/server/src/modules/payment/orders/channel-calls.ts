@@ -21,7 +21,7 @@ export function channelOf(
 ) {
   const entry = deps.adapters.get(config.channel);
   if (!entry) throw paymentErrors.channelUnavailable(config.channel);
-  const notifyUrl = deps.configs.effectiveNotifyUrl(config) ?? '';
+  const notifyUrl = deps.configs.effectiveNotifyUrl(config);
   const adapterConfig = entry.toConfig({
     configId: config.id,
     tenantId: config.tenantId,
