@@ -19,6 +19,7 @@ export default defineConfig({
     chunkSizeWarningLimit: 1024,
   },
   server: {
-    proxy: { '/api': 'http://127.0.0.1:3000' },
+    // `npm run dev -w @atrium/console` next to `npm start`; ATRIUM_API names another service
+    proxy: { '/api': { target: process.env.ATRIUM_API ?? 'http://127.0.0.1:3000', ws: true } },
   },
 });

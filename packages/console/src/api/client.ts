@@ -1,0 +1,75 @@
+import createClient, { type Middleware } from 'openapi-fetch';
+import type { paths } from './schema';
+
+/**
+ * The one client: every call of the console goes through it, typed by the committed snapshot of
+ * /api/openapi.json (schema.d.ts), so a changed operation fails the console's type check.
+ */
+export const api = createClient<paths>({ baseUrl: '' });
+
+/** The server's error body (docs/api-conventions.md). */
+export type ApiError = {
+  code: number;
+  error: string;
+  message: string;
+  details?: { field: string; message: string }[];
+  requestId?: string;
+};
+
+let accessToken: string | null = null;
+let onUnauthorized: (() => Promise<string | null>) | null = null;
+
+/** The access token lives in memory only (CONSOLE.md: tokens out of reach of scripts). */
+export function setAccessToken(token: string | null) {
+  accessToken = token;
+}
+
+/** What to do when a call answers 401: refresh the session once, or give up (sign-in page). */
+export function handleUnauthorized(refresh: () => Promise<string | null>) {
+  onUnauthorized = refresh;
+}
+
+const auth: Middleware = {
+  onRequest({ request }) {
+    if (accessToken && !request.headers.has('authorization'))
+      request.headers.set('authorization', `Bearer ${accessToken}`);
+    return request;
+  },
+  // An access token that expired under a sleeping laptop: refresh once and repeat a read. A write
+  // is not repeated (its body is spent, and repeating it is the caller's decision).
+  async onResponse({ request, response }) {
+    if (response.status !== 401 || !onUnauthorized) return response;
+    if (new URL(request.url).pathname.startsWith('/api/auth/')) return response;
+    const token = await onUnauthorized();
+    if (!token || (request.method !== 'GET' && request.method !== 'HEAD')) return response;
+    const headers = new Headers(request.headers);
+    headers.set('authorization', `Bearer ${token}`);
+    return fetch(request.url, { method: request.method, headers });
+  },
+};
+api.use(auth);
+
+/** A failed call as an Error that keeps the server's body (key, field errors, request id). */
+export class ApiCallError extends Error {
+  readonly body: ApiError;
+  constructor(body: ApiError) {
+    super(body.message);
+    this.body = body;
+  }
+}
+
+/** Unwraps `{ data }` of a success, throws ApiCallError with the server's body otherwise. */
+export async function unwrap<T>(
+  call: Promise<{ data?: { data: T }; error?: unknown; response: Response }>,
+): Promise<T> {
+  const { data, error, response } = await call;
+  if (data) return data.data;
+  const body = (error ?? {}) as Partial<ApiError>;
+  throw new ApiCallError({
+    code: body.code ?? response.status,
+    error: body.error ?? 'http.error',
+    message: body.message ?? response.statusText,
+    details: body.details,
+    requestId: body.requestId ?? response.headers.get('x-request-id') ?? undefined,
+  });
+}

@@ -1,0 +1,22 @@
+import { useSyncExternalStore } from 'react';
+
+/** The person's theme, kept in this browser; theme-boot.ts applied it before the first paint. */
+export type Theme = 'light' | 'dark';
+const listeners = new Set<() => void>();
+
+export const currentTheme = (): Theme => (document.documentElement.dataset.theme === 'dark' ? 'dark' : 'light');
+
+export function setTheme(theme: Theme) {
+  localStorage.setItem('atrium.theme', theme);
+  document.documentElement.dataset.theme = theme;
+  document.documentElement.style.colorScheme = theme;
+  document.documentElement.style.background = theme === 'dark' ? '#141414' : '#ffffff';
+  for (const l of listeners) l();
+}
+
+export function useTheme(): Theme {
+  return useSyncExternalStore((l) => {
+    listeners.add(l);
+    return () => listeners.delete(l);
+  }, currentTheme);
+}

@@ -1,0 +1,23 @@
+import { lazy } from 'react';
+import { createBrowserRouter } from 'react-router';
+
+/**
+ * Every page is a lazy chunk: the sign-in page loads without the shell, the shell without the
+ * pages. An area adds its pages here and in pages/<area>/; the shell does not change for it.
+ */
+const SignIn = lazy(() => import('../pages/auth/sign-in'));
+const SignedIn = lazy(() => import('./signed-in'));
+const Dashboard = lazy(() => import('../pages/dashboard'));
+const Unbuilt = lazy(() => import('../pages/unbuilt'));
+
+export const router = createBrowserRouter([
+  { path: '/login', element: <SignIn /> },
+  {
+    path: '/',
+    element: <SignedIn />,
+    children: [
+      { index: true, element: <Dashboard /> },
+      { path: '*', element: <Unbuilt /> },
+    ],
+  },
+]);

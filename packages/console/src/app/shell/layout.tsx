@@ -1,0 +1,92 @@
+import { Breadcrumb, Button, Dropdown, Layout, Menu, Segmented, Space, Spin, Typography } from 'antd';
+import { Suspense } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, Outlet, useLocation, useNavigate } from 'react-router';
+import { ErrorMessage } from '../../components/error-message';
+import { LANGUAGES, type Language, setLanguage } from '../../i18n';
+import { useMe } from '../me';
+import { setTheme, useTheme } from '../preferences';
+import { signOut } from '../session';
+import { menuItems, menuName, menuTrail } from './menu-items';
+
+/** The frame of every signed-in page: navigation from the server's menus, breadcrumbs, the person's switches. */
+export function Shell() {
+  const { t, i18n } = useTranslation();
+  const me = useMe();
+  const theme = useTheme();
+  const location = useLocation();
+  const navigate = useNavigate();
+  if (me.isPending) return <Spin fullscreen tip={t('loading')} />;
+  if (me.isError) return <ErrorMessage error={me.error} />;
+  const menus = me.data.menus;
+  const trail = menuTrail(menus, location.pathname);
+
+  return (
+    <Layout style={{ minHeight: '100vh' }}>
+      <Layout.Sider breakpoint="lg" collapsedWidth={0} theme={theme}>
+        <Link to="/" style={{ display: 'block', padding: 16, fontWeight: 600, fontSize: 18 }}>
+          {t('appName')}
+        </Link>
+        <nav aria-label={t('home')}>
+          <Menu
+            mode="inline"
+            theme={theme}
+            selectedKeys={[location.pathname]}
+            defaultOpenKeys={trail.slice(0, -1).map((n) => n.path)}
+            items={menuItems(t, menus)}
+            onClick={({ key }) => navigate(key)}
+          />
+        </nav>
+      </Layout.Sider>
+      <Layout>
+        <Layout.Header
+          style={{
+            display: 'flex',
+            alignItems: 'center',
+            justifyContent: 'space-between',
+            paddingInline: 16,
+            background: 'transparent',
+          }}
+        >
+          <Typography.Text strong>{me.data.tenant?.name ?? ''}</Typography.Text>
+          <Space>
+            <Segmented
+              aria-label={t('theme.label')}
+              value={theme}
+              options={[
+                { value: 'light', label: t('theme.light') },
+                { value: 'dark', label: t('theme.dark') },
+              ]}
+              onChange={(v) => setTheme(v as 'light' | 'dark')}
+            />
+            <Segmented
+              aria-label={t('language')}
+              value={i18n.language}
+              options={LANGUAGES.map((l) => ({ value: l, label: l === 'en' ? 'English' : '中文' }))}
+              onChange={(v) => setLanguage(v as Language)}
+            />
+            <Dropdown
+              menu={{
+                items: [{ key: 'sign-out', label: t('signOut') }],
+                onClick: () => void signOut().then(() => navigate('/login', { replace: true })),
+              }}
+            >
+              <Button type="text">{me.data.user.nickname || me.data.user.username}</Button>
+            </Dropdown>
+          </Space>
+        </Layout.Header>
+        <Layout.Content style={{ padding: 16 }}>
+          <Breadcrumb
+            style={{ marginBottom: 16 }}
+            items={[{ title: <Link to="/">{t('home')}</Link> }, ...trail.map((n) => ({ title: menuName(t, n) }))]}
+          />
+          <main>
+            <Suspense fallback={<Spin tip={t('loading')} />}>
+              <Outlet />
+            </Suspense>
+          </main>
+        </Layout.Content>
+      </Layout>
+    </Layout>
+  );
+}
