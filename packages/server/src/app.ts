@@ -158,7 +158,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   const openPlatform = createOpenPlatformModule(
     ctx,
-    { user: identity.oauthSubject, notifyWithin: messaging.notifyWithin },
+    { user: identity.oauthSubject, tenantCode: identity.tenantCodeById, notifyWithin: messaging.notifyWithin },
     events,
   );
   const monitor = createMonitorModule(ctx, { userContacts: identity.userContacts, notify: messaging.notify });

@@ -2,7 +2,7 @@ import type { Scope } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
 import type { GrantSubject } from '../drive/index.ts';
 import type { AudienceTarget } from '../messaging/index.ts';
-import { findTenantByCode } from './auth-repository.ts';
+import { findTenantByCode, findTenantById } from './auth-repository.ts';
 import * as contacts from './contacts-repository.ts';
 import * as subjects from './grant-subjects-repository.ts';
 import { toOAuthSubject } from './oauth-subject.ts';
@@ -15,6 +15,8 @@ export function createDirectoryService({ db, clock, config }: Pick<AppContext, '
   return {
     /** The id of an active-or-not tenant by its code, for public pages (login, public settings). */
     tenantIdByCode: async (code: string) => (await findTenantByCode(db, code))?.id ?? null,
+    /** The code people sign in with, for the OAuth consent page (which tenant an application is in). */
+    tenantCodeById: async (id: number) => (await findTenantById(db, id))?.code ?? null,
     /** for the notification center: contact details, and announcement audiences */
     userContacts: (tenantId: number | null, ids: number[]) => contacts.userContacts(db, tenantId, ids),
     usersByTargets: (tenantId: number | null, targets: AudienceTarget[]) =>

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
 import type { ModuleEvents } from '../../platform/events/types.ts';
 import { createApps } from './apps/index.ts';
-import { createOAuth, type FindOAuthUser } from './oauth/index.ts';
+import { createOAuth, type FindOAuthUser, type TenantCodeOf } from './oauth/index.ts';
 
 export type { OAuthUser } from './oauth/deps.ts';
 
@@ -27,6 +27,8 @@ export {
 export type OpenPlatformDeps = {
   /** identity's view of a user (OAuth subject) */
   user: FindOAuthUser;
+  /** identity's tenant code, for the consent page's sign-in */
+  tenantCode: TenantCodeOf;
 } & WebhookDeps;
 
 /**
@@ -49,7 +51,7 @@ export function createOpenPlatformModule(ctx: AppContext, deps: OpenPlatformDeps
       await webhooks.deleteForApp(tx, appId);
     },
   });
-  const oauth = createOAuth(ctx, { scopes, clients: apps.clients, user: deps.user });
+  const oauth = createOAuth(ctx, { scopes, clients: apps.clients, user: deps.user, tenantCode: deps.tenantCode });
   ctx.jobs.register(oauthJobs, () => ({ purgeExpired: oauth.tokens.purgeExpired, clock: ctx.clock }));
 
   return {

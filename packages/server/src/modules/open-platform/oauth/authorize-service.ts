@@ -27,7 +27,7 @@ type Checked = { client: ClientRecord; redirectUri: string; scopes: string[]; ch
  * page to send the browser back to the client.
  */
 export function createAuthorizeService(
-  deps: Pick<OAuthDeps, 'db' | 'clock' | 'issuer' | 'scopes'> & { codeTtlSeconds: number },
+  deps: Pick<OAuthDeps, 'db' | 'clock' | 'issuer' | 'scopes' | 'tenantCode'> & { codeTtlSeconds: number },
 ) {
   const { db, clock } = deps;
 
@@ -74,6 +74,25 @@ export function createAuthorizeService(
   }
 
   return {
+    /**
+     * Before sign-in (docs/decisions/0033): who is asking and which tenant's people may answer,
+     * for a client_id with one of its registered redirect URIs. Unproven, it says what the
+     * signed-in checks say and nothing more (RFC 6749 §4.1.2.1): no name, no tenant.
+     */
+    async client(q: Pick<AuthorizationRequest, 'client_id' | 'redirect_uri'>) {
+      const client = q.client_id ? await findClient(db, q.client_id) : null;
+      if (client?.status !== 'active') throw oauthError('invalid_client', 'unknown client');
+      checkRedirectUri(client.redirectUris, q.redirect_uri);
+      return {
+        clientId: client.clientId,
+        name: client.name,
+        homepageUrl: client.homepageUrl,
+        logoUrl: client.logoUrl,
+        // null: a platform application, answered by platform users (no tenant code at sign-in)
+        tenantCode: client.tenantId === null ? null : await deps.tenantCode(client.tenantId),
+      };
+    },
+
     /** What the consent page shows: the application, the scopes asked for, what was granted before. */
     async info(scope: Scope, q: AuthorizationRequest) {
       const user = signedInUser(scope);

@@ -18,6 +18,9 @@ export type OAuthUser = {
 /** identity's view of a user; null when unknown */
 export type FindOAuthUser = (userId: number) => Promise<OAuthUser | null>;
 
+/** identity's code of a tenant (what people sign in with); null when unknown */
+export type TenantCodeOf = (tenantId: number) => Promise<string | null>;
+
 /** What the protocol code is built with. */
 export type OAuthDeps = {
   db: Db;
@@ -30,4 +33,5 @@ export type OAuthDeps = {
   /** client records for client authentication (kept in memory, dropped on every change) */
   clients: ClientCache;
   user: FindOAuthUser;
+  tenantCode: TenantCodeOf;
 };

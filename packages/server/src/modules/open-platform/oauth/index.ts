@@ -6,18 +6,18 @@ import { appAuthResolver } from './app-auth.ts';
 import { createAuthorizeService } from './authorize-service.ts';
 import { connectedAppsRoutes } from './connected-apps-routes.ts';
 import { createConnectedAppsService } from './connected-apps-service.ts';
-import type { FindOAuthUser, OAuthDeps } from './deps.ts';
+import type { FindOAuthUser, OAuthDeps, TenantCodeOf } from './deps.ts';
 import { createProtocolService } from './protocol-service.ts';
 import { oauthRoutes } from './routes.ts';
 import { signingKeys } from './signing-keys.ts';
 import { createTokenService } from './token-service.ts';
 
-export type { FindOAuthUser } from './deps.ts';
+export type { FindOAuthUser, TenantCodeOf } from './deps.ts';
 
 /** The OAuth 2.1 authorization server: its endpoints, bearer access for applications, connected apps. */
 export function createOAuth(
   ctx: AppContext,
-  deps: { scopes: ScopeRegistry; clients: ClientCache; user: FindOAuthUser },
+  deps: { scopes: ScopeRegistry; clients: ClientCache; user: FindOAuthUser; tenantCode: TenantCodeOf },
 ) {
   const { db, clock, config } = ctx;
   const tokens = createTokenService({

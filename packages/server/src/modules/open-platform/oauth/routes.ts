@@ -6,6 +6,8 @@ import type { AuthorizeService } from './authorize-service.ts';
 import type { ProtocolService } from './protocol-service.ts';
 import {
   AuthorizeBody,
+  AuthorizeClient,
+  AuthorizeClientQuery,
   AuthorizeInfo,
   AuthorizeInfoQuery,
   IntrospectionSchema,
@@ -33,6 +35,26 @@ export function oauthRoutes(app: FastifyInstance, authorize: AuthorizeService, e
   const form = { consumes: ['application/x-www-form-urlencoded' as const] };
   // RFC 6749 §5.1: token responses are never cached
   const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+
+  route(app, {
+    method: 'GET',
+    url: '/api/oauth2/authorize/client',
+    operation: 'open_platform.oauth_authorize.client',
+    auth: 'public',
+    reply: consentPage,
+    // public: limited per IP so that client ids cannot be tried in bulk
+    rateLimit: { key: 'ip', max: 60, windowSeconds: 60 },
+    schema: {
+      tags,
+      summary: "Before sign-in: the application of an authorization request and its tenant's code",
+      description:
+        'Answers only for an active client_id with one of its registered redirect URIs; otherwise the same ' +
+        'RFC 6749 error as authorize/info (invalid_client, or invalid_request for the redirect_uri), never a redirectUrl.',
+      querystring: AuthorizeClientQuery,
+      response: AuthorizeClient,
+    },
+    handler: async (req) => authorize.client(req.query),
+  });
 
   route(app, {
     method: 'GET',

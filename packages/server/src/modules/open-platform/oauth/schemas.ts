@@ -75,6 +75,22 @@ const authorizeFields = {
 
 export const AuthorizeInfoQuery = Type.Object(authorizeFields);
 
+export const AuthorizeClientQuery = Type.Object({
+  client_id: authorizeFields.client_id,
+  redirect_uri: authorizeFields.redirect_uri,
+});
+
+/** What the consent page may show before sign-in (docs/decisions/0033). */
+export const AuthorizeClient = Type.Object({
+  clientId: Type.String(),
+  name: Type.String(),
+  homepageUrl: Type.String({ description: 'as registered (may be empty)' }),
+  logoUrl: Type.String({ description: 'as registered (may be empty)' }),
+  tenantCode: Type.Union([Type.String(), Type.Null()], {
+    description: "the code the application's users sign in with; null for a platform application",
+  }),
+});
+
 export const AuthorizeBody = Type.Object({
   ...authorizeFields,
   decision: Type.Optional(
