@@ -6,12 +6,15 @@ import { createBrowserRouter } from 'react-router';
  * pages. An area adds its pages here and in pages/<area>/; the shell does not change for it.
  */
 const SignIn = lazy(() => import('../pages/auth/sign-in'));
+const Consent = lazy(() => import('../pages/oauth/consent'));
 const SignedIn = lazy(() => import('./signed-in'));
 const Dashboard = lazy(() => import('../pages/dashboard'));
 const Unbuilt = lazy(() => import('../pages/unbuilt'));
 
 export const router = createBrowserRouter([
   { path: '/login', element: <SignIn /> },
+  // the OAuth authorization endpoint of the discovery document: outside the shell, like sign-in
+  { path: '/oauth2/authorize', element: <Consent /> },
   {
     path: '/',
     element: <SignedIn />,

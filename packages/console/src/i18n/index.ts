@@ -4,18 +4,20 @@ import enAuth from './en/auth.json';
 import enCommon from './en/common.json';
 import enErrors from './en/errors.json';
 import enMenu from './en/menu.json';
+import enOAuth from './en/oauth.json';
 import zhAuth from './zh-CN/auth.json';
 import zhCommon from './zh-CN/common.json';
 import zhErrors from './zh-CN/errors.json';
 import zhMenu from './zh-CN/menu.json';
+import zhOAuth from './zh-CN/oauth.json';
 
 /** zh-CN by default, en; both have the same keys (test/i18n.test.ts). One namespace per area. */
 export const LANGUAGES = ['zh-CN', 'en'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
 export const resources = {
-  'zh-CN': { common: zhCommon, auth: zhAuth, errors: zhErrors, menu: zhMenu },
-  en: { common: enCommon, auth: enAuth, errors: enErrors, menu: enMenu },
+  'zh-CN': { common: zhCommon, auth: zhAuth, errors: zhErrors, menu: zhMenu, oauth: zhOAuth },
+  en: { common: enCommon, auth: enAuth, errors: enErrors, menu: enMenu, oauth: enOAuth },
 } as const;
 
 export function storedLanguage(): Language {
