@@ -1,5 +1,5 @@
 import { lazy } from 'react';
-import { createBrowserRouter } from 'react-router';
+import { Route, Routes } from 'react-router';
 
 /**
  * Every page is a lazy chunk: the sign-in page loads without the shell, the shell without the
@@ -11,16 +11,16 @@ const SignedIn = lazy(() => import('./signed-in'));
 const Dashboard = lazy(() => import('../pages/dashboard'));
 const Unbuilt = lazy(() => import('../pages/unbuilt'));
 
-export const router = createBrowserRouter([
-  { path: '/login', element: <SignIn /> },
-  // the OAuth authorization endpoint of the discovery document: outside the shell, like sign-in
-  { path: '/oauth2/authorize', element: <Consent /> },
-  {
-    path: '/',
-    element: <SignedIn />,
-    children: [
-      { index: true, element: <Dashboard /> },
-      { path: '*', element: <Unbuilt /> },
-    ],
-  },
-]);
+export function AppRoutes() {
+  return (
+    <Routes>
+      <Route path="/login" element={<SignIn />} />
+      {/* the OAuth authorization endpoint of the discovery document: outside the shell, like sign-in */}
+      <Route path="/oauth2/authorize" element={<Consent />} />
+      <Route path="/" element={<SignedIn />}>
+        <Route index element={<Dashboard />} />
+        <Route path="*" element={<Unbuilt />} />
+      </Route>
+    </Routes>
+  );
+}

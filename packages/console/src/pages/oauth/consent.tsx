@@ -4,6 +4,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Navigate, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { api, unwrap } from '../../api/client';
+import { QueryProvider } from '../../app/queries';
 import { isSignedIn, refresh, signOut } from '../../app/session';
 import { ErrorMessage } from '../../components/error-message';
 import { type ConsentClient, fetchClient, fetchInfo, OAuthCallError, readRequest } from './authorize-calls';
@@ -17,6 +18,14 @@ import { Frame } from './frame';
  * after, they go back to the client through the server's redirectUrl.
  */
 export default function ConsentPage() {
+  return (
+    <QueryProvider>
+      <Consent />
+    </QueryProvider>
+  );
+}
+
+function Consent() {
   const { t } = useTranslation('oauth');
   const [params] = useSearchParams();
   const location = useLocation();
