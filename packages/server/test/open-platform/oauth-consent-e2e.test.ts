@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freeLoopbackPort } from '../../src/platform/net/free-port.ts';
 import { ADMIN_PASSWORD, call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { serveConsole } from '../helpers/console-site.ts';
+import { createTenant, USER_PASSWORD } from '../helpers/fixtures.ts';
 import { insecure } from './oauth-helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -185,6 +186,27 @@ describe.skipIf(!existsSync(CHROMIUM))('OAuth consent in Chromium, driven by oau
       await page.context().close();
     }, 60_000);
   }
+
+  it('a user of another tenant is not asked: the page offers to sign in as someone else, into the right tenant', async () => {
+    const other = await createTenant(t);
+    const page = await newPage('en', 'light');
+    await page.goto((await authorizationUrl()).url);
+    await page.waitForURL(/\/login\?/);
+    await expect.poll(() => page.locator('#tenantCode').inputValue()).toBe('demo');
+    await page.locator('#tenantCode').fill(other.code);
+    await page.locator('input[autocomplete=username]').fill('admin');
+    await page.locator('input[autocomplete=current-password]').fill(USER_PASSWORD);
+    await page.locator('button[type=submit]').click();
+    await page.waitForURL(/\/oauth2\/authorize\?/);
+    const someoneElse = page.getByRole('button', { name: 'Sign in as someone else' });
+    await someoneElse.waitFor();
+    expect(await page.locator('main').textContent()).toContain('“demo”');
+    expect(await page.locator('[data-testid=redirect-host]').count()).toBe(0);
+    await page.screenshot({ path: join(SHOTS, 'consent-wrong-account-en-light.png'), fullPage: true });
+    await someoneElse.click();
+    await signInThroughConsole(page);
+    await page.context().close();
+  }, 60_000);
 
   it('an unregistered redirect_uri: an error on the page, no sign-in, no navigation away', async () => {
     const start = await authorizationUrl({ redirect_uri: 'http://127.0.0.1:9/evil' });

@@ -47,17 +47,12 @@ export function ConsentCard(props: {
         </Flex>
       }
     >
-      <Typography.Paragraph style={{ margin: 0 }}>
-        {t('lead', { name: info.client.name })}
-        {homepage ? (
-          <>
-            {' '}
-            <Typography.Link href={client.homepageUrl} target="_blank" rel="noopener noreferrer">
-              {t('homepage', { host: homepage })} <ExportOutlined aria-label={t('opensNewWindow')} />
-            </Typography.Link>
-          </>
-        ) : null}
-      </Typography.Paragraph>
+      <Typography.Paragraph style={{ margin: 0 }}>{t('lead', { name: info.client.name })}</Typography.Paragraph>
+      {homepage ? (
+        <Typography.Link href={client.homepageUrl} target="_blank" rel="noopener noreferrer">
+          {t('homepage', { host: homepage })} <ExportOutlined aria-label={t('opensNewWindow')} />
+        </Typography.Link>
+      ) : null}
 
       <section aria-labelledby="consent-scopes">
         <Typography.Title level={2} id="consent-scopes" style={{ fontSize: 16 }}>
