@@ -52353,7 +52353,7 @@ export interface operations {
             query: {
                 page: number;
                 pageSize: number;
-                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final (docs/decisions/0021-payment-core.md) */
+                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final */
                 status?: "unsent" | "paying" | "succeeded" | "closed" | "failed" | "unknown";
                 channel?: "sandbox" | "channel_a" | "channel_b" | "channel_c";
                 orderNo?: string;
@@ -52385,7 +52385,7 @@ export interface operations {
                                 /** @description Integer id */
                                 configId: number;
                                 subject: string;
-                                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final (docs/decisions/0021-payment-core.md) */
+                                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final */
                                 status: "unsent" | "paying" | "succeeded" | "closed" | "failed" | "unknown";
                                 channelTradeNo: string | null;
                                 payPayload: {
@@ -52570,7 +52570,7 @@ export interface operations {
                             /** @description Integer id */
                             configId: number;
                             subject: string;
-                            /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final (docs/decisions/0021-payment-core.md) */
+                            /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final */
                             status: "unsent" | "paying" | "succeeded" | "closed" | "failed" | "unknown";
                             channelTradeNo: string | null;
                             payPayload: {
@@ -52732,7 +52732,7 @@ export interface operations {
                             /** @description Integer id */
                             configId: number;
                             subject: string;
-                            /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final (docs/decisions/0021-payment-core.md) */
+                            /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final */
                             status: "unsent" | "paying" | "succeeded" | "closed" | "failed" | "unknown";
                             channelTradeNo: string | null;
                             payPayload: {
@@ -52809,7 +52809,7 @@ export interface operations {
                             /** @description Integer id */
                             configId: number;
                             subject: string;
-                            /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final (docs/decisions/0021-payment-core.md) */
+                            /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final */
                             status: "unsent" | "paying" | "succeeded" | "closed" | "failed" | "unknown";
                             channelTradeNo: string | null;
                             payPayload: {
@@ -52989,7 +52989,7 @@ export interface operations {
                                 /** @description Integer id */
                                 configId: number;
                                 subject: string;
-                                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final (docs/decisions/0021-payment-core.md) */
+                                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final */
                                 status: "unsent" | "paying" | "succeeded" | "closed" | "failed" | "unknown";
                                 channelTradeNo: string | null;
                                 payPayload: {
@@ -53182,7 +53182,7 @@ export interface operations {
                                 /** @description Integer id */
                                 configId: number;
                                 subject: string;
-                                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final (docs/decisions/0021-payment-core.md) */
+                                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final */
                                 status: "unsent" | "paying" | "succeeded" | "closed" | "failed" | "unknown";
                                 channelTradeNo: string | null;
                                 payPayload: {
@@ -53397,7 +53397,7 @@ export interface operations {
                                 /** @description Integer id */
                                 configId: number;
                                 subject: string;
-                                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final (docs/decisions/0021-payment-core.md) */
+                                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final */
                                 status: "unsent" | "paying" | "succeeded" | "closed" | "failed" | "unknown";
                                 channelTradeNo: string | null;
                                 payPayload: {
