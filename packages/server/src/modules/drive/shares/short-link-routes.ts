@@ -86,7 +86,8 @@ export function shortLinkRoutes(app: FastifyInstance, shortLinks: ShortLinksServ
     feature: 'drive',
     responses: {
       302: {
-        description: "Location: the share link's full URL, its console page /s/<token> (any Accept but application/json)",
+        description:
+          "Location: the share link's full URL, its console page /s/<token> (any Accept but application/json)",
       },
     },
     schema: {
