@@ -9,9 +9,12 @@ const SignIn = lazy(() => import('../pages/auth/sign-in'));
 const SignedIn = lazy(() => import('./signed-in'));
 const Dashboard = lazy(() => import('../pages/dashboard'));
 const Unbuilt = lazy(() => import('../pages/unbuilt'));
+// public pages: outside the shell, no sign-in (a share link's page, decision 0017)
+const SharePage = lazy(() => import('../pages/public/share-page'));
 
 export const router = createBrowserRouter([
   { path: '/login', element: <SignIn /> },
+  { path: '/s/:token', element: <SharePage /> },
   {
     path: '/',
     element: <SignedIn />,
