@@ -121,7 +121,12 @@ describe.skipIf(!existsSync(CHROMIUM))('public share pages in Chromium', () => {
     await page.goto(url);
     return page;
   }
-  const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  async function shot(page: Page, name: string) {
+    // after antd's loading fade has gone, so the picture shows the page as a person sees it
+    await page.waitForFunction(() => document.querySelectorAll('.ant-spin-blur, .ant-spin-spinning').length === 0);
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+  }
 
   it('hands out the console page as the link URL', () => {
     expect(shared.url).toBe(`${front.origin}/s/${shared.token}`);

@@ -72,7 +72,7 @@ export function CollectView({ token, meta }: { token: string; meta: ShareMetadat
     <Space direction="vertical" size="large" style={{ width: '100%' }}>
       <div>
         <Typography.Title level={1} style={{ fontSize: 24, margin: 0 }}>
-          {t('collectTitle')}: {meta.node?.name}
+          {t('collect.heading', { name: meta.node?.name ?? '' })}
         </Typography.Title>
         <Typography.Paragraph type="secondary" style={{ marginTop: 8 }}>
           {t('collect.intro')}

@@ -80,9 +80,7 @@ export function FolderView({ token, meta }: { token: string; meta: ShareMetadata
       <Typography.Title level={1} style={{ fontSize: 24, margin: 0 }}>
         {root.name}
       </Typography.Title>
-      <Space wrap>
-        <SaveButton token={token} nodeId={folderId} allowed={(meta.capabilities ?? []).includes('save')} />
-      </Space>
+      <SaveButton token={token} nodeId={folderId} allowed={(meta.capabilities ?? []).includes('save')} />
       <nav aria-label={t('folder.trail')}>
         <Breadcrumb items={folderId === root.id ? [{ title: <span aria-current="page">{root.name}</span> }] : crumbs} />
       </nav>

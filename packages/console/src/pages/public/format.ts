@@ -1,5 +1,7 @@
 /** Sizes and dates as the reader's language writes them. */
 export function formatBytes(bytes: number, language: string): string {
+  // Intl writes "42 byte" in English: whole bytes read better as "42 B" in both languages
+  if (bytes < 1024) return `${new Intl.NumberFormat(language).format(bytes)} B`;
   const units = ['byte', 'kilobyte', 'megabyte', 'gigabyte', 'terabyte'] as const;
   let value = bytes;
   let unit = 0;
