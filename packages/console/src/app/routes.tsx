@@ -1,5 +1,5 @@
 import { lazy } from 'react';
-import { createBrowserRouter } from 'react-router';
+import { Route, Routes } from 'react-router';
 
 /**
  * Every page is a lazy chunk: the sign-in page loads without the shell, the shell without the
@@ -12,15 +12,15 @@ const Unbuilt = lazy(() => import('../pages/unbuilt'));
 // public pages: outside the shell, no sign-in (a share link's page, decision 0017)
 const SharePage = lazy(() => import('../pages/public/share-page'));
 
-export const router = createBrowserRouter([
-  { path: '/login', element: <SignIn /> },
-  { path: '/s/:token', element: <SharePage /> },
-  {
-    path: '/',
-    element: <SignedIn />,
-    children: [
-      { index: true, element: <Dashboard /> },
-      { path: '*', element: <Unbuilt /> },
-    ],
-  },
-]);
+export function AppRoutes() {
+  return (
+    <Routes>
+      <Route path="/login" element={<SignIn />} />
+      <Route path="/s/:token" element={<SharePage />} />
+      <Route path="/" element={<SignedIn />}>
+        <Route index element={<Dashboard />} />
+        <Route path="*" element={<Unbuilt />} />
+      </Route>
+    </Routes>
+  );
+}

@@ -1,4 +1,4 @@
-import { Button, Card, Form, Input, Space, Typography } from 'antd';
+import { Button, Form, Input, Space, Typography, theme } from 'antd';
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
@@ -22,6 +22,7 @@ export default function SignInPage() {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const tenant = params.get('tenant') ?? '';
+  const { token } = theme.useToken();
 
   const loadCaptcha = useCallback(
     async (tenantCode: string) => {
@@ -69,7 +70,17 @@ export default function SignInPage() {
 
   return (
     <main style={{ minHeight: '100vh', display: 'grid', placeItems: 'center', padding: 16 }}>
-      <Card style={{ width: '100%', maxWidth: 400 }}>
+      {/* a plain panel: antd's Card brings its tabs, menus and dropdowns into the sign-in bundle */}
+      <section
+        style={{
+          width: '100%',
+          maxWidth: 400,
+          padding: 24,
+          background: token.colorBgContainer,
+          border: `1px solid ${token.colorBorderSecondary}`,
+          borderRadius: token.borderRadiusLG,
+        }}
+      >
         <Space direction="vertical" size="middle" style={{ width: '100%' }}>
           <Typography.Title level={1} style={{ fontSize: 24, margin: 0 }}>
             {t('title')}
@@ -113,7 +124,7 @@ export default function SignInPage() {
             </Button>
           </Form>
         </Space>
-      </Card>
+      </section>
     </main>
   );
 }

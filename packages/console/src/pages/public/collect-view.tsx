@@ -17,7 +17,7 @@ let failureIds = 0;
  * name and note, and a drop zone whose files go one request each, with their progress. The server
  * checks everything again (decision 0018): the checks here only spare a wasted upload.
  */
-export function CollectView({ token, meta }: { token: string; meta: ShareMetadata }) {
+export default function CollectView({ token, meta }: { token: string; meta: ShareMetadata }) {
   const { t, i18n } = useTranslation('share');
   const [form] = Form.useForm<{ submitterName?: string; note?: string }>();
   const policy = meta.collect as Collect;

@@ -18,7 +18,7 @@ const PAGE_SIZE = 20;
  * link that reloads); the names of the folders above ride in the history entry, so a reload keeps
  * the breadcrumbs without asking the server for a path it does not offer.
  */
-export function FolderView({ token, meta }: { token: string; meta: ShareMetadata }) {
+export default function FolderView({ token, meta }: { token: string; meta: ShareMetadata }) {
   const { t, i18n } = useTranslation('share');
   const [params] = useSearchParams();
   const navigate = useNavigate();

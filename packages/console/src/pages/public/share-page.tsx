@@ -1,16 +1,20 @@
 import { useQuery } from '@tanstack/react-query';
 import { Card, Spin, Typography } from 'antd';
-import { useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useParams } from 'react-router';
-import { CollectView } from './collect-view';
+import { QueryProvider } from '../../app/queries';
 import { FilePanel } from './file-panel';
-import { FolderView } from './folder-view';
 import { formatDate } from './format';
 import { PasswordForm } from './password-form';
 import { PublicLayout } from './public-layout';
 import { type PublicNode, shareMetadata } from './share-api';
 import { ShareState } from './share-state';
+
+// a folder's table and a collection's upload are chunks of their own: a visitor loads only the kind
+// of link they were sent (and the share page stays inside the lazy-page budget)
+const FolderView = lazy(() => import('./folder-view'));
+const CollectView = lazy(() => import('./collect-view'));
 
 /**
  * `/s/:token`: the page a share link's URL opens (decision 0017), no sign-in. It asks the link's
@@ -18,6 +22,14 @@ import { ShareState } from './share-state';
  * link's state in words, a file, a folder, or a collection form.
  */
 export default function SharePage() {
+  return (
+    <QueryProvider>
+      <ShareLinkPage />
+    </QueryProvider>
+  );
+}
+
+function ShareLinkPage() {
   const { t, i18n } = useTranslation('share');
   const { token = '' } = useParams();
   // bumped when a password opens a session: the metadata is then asked again, with the session
@@ -47,7 +59,7 @@ export default function SharePage() {
   return (
     <PublicLayout>
       <Card>
-        {body}
+        <Suspense fallback={<Spin />}>{body}</Suspense>
         {meta.data?.expiresAt && (!meta.data.passwordRequired || meta.data.hasSession) ? (
           <Typography.Paragraph type="secondary" style={{ marginTop: 16, marginBottom: 0 }}>
             {t('expiresAt', { date: formatDate(meta.data.expiresAt, i18n.language) })}

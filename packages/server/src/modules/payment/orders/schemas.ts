@@ -8,13 +8,14 @@ const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 cod
 const BizNo = (description: string) =>
   Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description });
 
+// The states and their moves: docs/decisions/0021-payment-core.md (not served, so not linked from the document).
 export const OrderStatusSchema = Type.Union(
   ['unsent', 'paying', 'succeeded', 'closed', 'failed', 'unknown'].map((s) => Type.Literal(s)),
   {
     description:
       'unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; ' +
       'paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; ' +
-      'succeeded, closed, failed: final (docs/decisions/0021-payment-core.md)',
+      'succeeded, closed, failed: final',
   },
 );
 export const RefundStatusSchema = Type.Union(
