@@ -37418,7 +37418,7 @@ export interface operations {
                             token: string;
                             /**
                              * Format: uri
-                             * @description absolute URL (from PUBLIC_BASE_URL): PUBLIC_BASE_URL + /api/drive/public/shares/<token>
+                             * @description absolute URL (from PUBLIC_BASE_URL): PUBLIC_BASE_URL + /s/<token>: the web console page of the link (its JSON API: /api/drive/public/shares/<token>)
                              */
                             url: string;
                             shortUrl: string | null;
@@ -37799,7 +37799,7 @@ export interface operations {
                             token: string;
                             /**
                              * Format: uri
-                             * @description absolute URL (from PUBLIC_BASE_URL): PUBLIC_BASE_URL + /api/drive/public/shares/<token>
+                             * @description absolute URL (from PUBLIC_BASE_URL): PUBLIC_BASE_URL + /s/<token>: the web console page of the link (its JSON API: /api/drive/public/shares/<token>)
                              */
                             url: string;
                             shortUrl: string | null;
@@ -38033,7 +38033,7 @@ export interface operations {
                             token: string;
                             /**
                              * Format: uri
-                             * @description absolute URL (from PUBLIC_BASE_URL): PUBLIC_BASE_URL + /api/drive/public/shares/<token>
+                             * @description absolute URL (from PUBLIC_BASE_URL): PUBLIC_BASE_URL + /s/<token>: the web console page of the link (its JSON API: /api/drive/public/shares/<token>)
                              */
                             url: string;
                             shortUrl: string | null;
@@ -38436,7 +38436,7 @@ export interface operations {
                             token: string;
                             /**
                              * Format: uri
-                             * @description absolute URL (from PUBLIC_BASE_URL): PUBLIC_BASE_URL + /api/drive/public/shares/<token>
+                             * @description absolute URL (from PUBLIC_BASE_URL): PUBLIC_BASE_URL + /s/<token>: the web console page of the link (its JSON API: /api/drive/public/shares/<token>)
                              */
                             url: string;
                             shortUrl: string | null;
@@ -38641,7 +38641,7 @@ export interface operations {
                             token: string;
                             /**
                              * Format: uri
-                             * @description absolute URL (from PUBLIC_BASE_URL): PUBLIC_BASE_URL + /api/drive/public/shares/<token>
+                             * @description absolute URL (from PUBLIC_BASE_URL): PUBLIC_BASE_URL + /s/<token>: the web console page of the link (its JSON API: /api/drive/public/shares/<token>)
                              */
                             url: string;
                             shortUrl: string | null;
@@ -52333,7 +52333,7 @@ export interface operations {
             query: {
                 page: number;
                 pageSize: number;
-                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final (docs/decisions/0021-payment-core.md) */
+                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final */
                 status?: "unsent" | "paying" | "succeeded" | "closed" | "failed" | "unknown";
                 channel?: "sandbox" | "channel_a" | "channel_b" | "channel_c";
                 orderNo?: string;
@@ -52365,7 +52365,7 @@ export interface operations {
                                 /** @description Integer id */
                                 configId: number;
                                 subject: string;
-                                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final (docs/decisions/0021-payment-core.md) */
+                                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final */
                                 status: "unsent" | "paying" | "succeeded" | "closed" | "failed" | "unknown";
                                 channelTradeNo: string | null;
                                 payPayload: {
@@ -52550,7 +52550,7 @@ export interface operations {
                             /** @description Integer id */
                             configId: number;
                             subject: string;
-                            /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final (docs/decisions/0021-payment-core.md) */
+                            /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final */
                             status: "unsent" | "paying" | "succeeded" | "closed" | "failed" | "unknown";
                             channelTradeNo: string | null;
                             payPayload: {
@@ -52712,7 +52712,7 @@ export interface operations {
                             /** @description Integer id */
                             configId: number;
                             subject: string;
-                            /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final (docs/decisions/0021-payment-core.md) */
+                            /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final */
                             status: "unsent" | "paying" | "succeeded" | "closed" | "failed" | "unknown";
                             channelTradeNo: string | null;
                             payPayload: {
@@ -52789,7 +52789,7 @@ export interface operations {
                             /** @description Integer id */
                             configId: number;
                             subject: string;
-                            /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final (docs/decisions/0021-payment-core.md) */
+                            /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final */
                             status: "unsent" | "paying" | "succeeded" | "closed" | "failed" | "unknown";
                             channelTradeNo: string | null;
                             payPayload: {
@@ -52969,7 +52969,7 @@ export interface operations {
                                 /** @description Integer id */
                                 configId: number;
                                 subject: string;
-                                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final (docs/decisions/0021-payment-core.md) */
+                                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final */
                                 status: "unsent" | "paying" | "succeeded" | "closed" | "failed" | "unknown";
                                 channelTradeNo: string | null;
                                 payPayload: {
@@ -53162,7 +53162,7 @@ export interface operations {
                                 /** @description Integer id */
                                 configId: number;
                                 subject: string;
-                                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final (docs/decisions/0021-payment-core.md) */
+                                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final */
                                 status: "unsent" | "paying" | "succeeded" | "closed" | "failed" | "unknown";
                                 channelTradeNo: string | null;
                                 payPayload: {
@@ -53377,7 +53377,7 @@ export interface operations {
                                 /** @description Integer id */
                                 configId: number;
                                 subject: string;
-                                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final (docs/decisions/0021-payment-core.md) */
+                                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final */
                                 status: "unsent" | "paying" | "succeeded" | "closed" | "failed" | "unknown";
                                 channelTradeNo: string | null;
                                 payPayload: {
