@@ -39,7 +39,9 @@ const auth: Middleware = {
   // is not repeated (its body is spent, and repeating it is the caller's decision).
   async onResponse({ request, response }) {
     if (response.status !== 401 || !onUnauthorized) return response;
-    if (new URL(request.url).pathname.startsWith('/api/auth/')) return response;
+    const path = new URL(request.url).pathname;
+    // a share link's 401 is about its password, not the sign-in (its save is a write: never repeated)
+    if (path.startsWith('/api/auth/') || path.startsWith('/api/drive/public/')) return response;
     const token = await onUnauthorized();
     if (!token || (request.method !== 'GET' && request.method !== 'HEAD')) return response;
     const headers = new Headers(request.headers);

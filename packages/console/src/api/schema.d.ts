@@ -37438,7 +37438,7 @@ export interface operations {
                             token: string;
                             /**
                              * Format: uri
-                             * @description absolute URL (from PUBLIC_BASE_URL): PUBLIC_BASE_URL + /api/drive/public/shares/<token>
+                             * @description absolute URL (from PUBLIC_BASE_URL): PUBLIC_BASE_URL + /s/<token>: the web console page of the link (its JSON API: /api/drive/public/shares/<token>)
                              */
                             url: string;
                             shortUrl: string | null;
@@ -37819,7 +37819,7 @@ export interface operations {
                             token: string;
                             /**
                              * Format: uri
-                             * @description absolute URL (from PUBLIC_BASE_URL): PUBLIC_BASE_URL + /api/drive/public/shares/<token>
+                             * @description absolute URL (from PUBLIC_BASE_URL): PUBLIC_BASE_URL + /s/<token>: the web console page of the link (its JSON API: /api/drive/public/shares/<token>)
                              */
                             url: string;
                             shortUrl: string | null;
@@ -38053,7 +38053,7 @@ export interface operations {
                             token: string;
                             /**
                              * Format: uri
-                             * @description absolute URL (from PUBLIC_BASE_URL): PUBLIC_BASE_URL + /api/drive/public/shares/<token>
+                             * @description absolute URL (from PUBLIC_BASE_URL): PUBLIC_BASE_URL + /s/<token>: the web console page of the link (its JSON API: /api/drive/public/shares/<token>)
                              */
                             url: string;
                             shortUrl: string | null;
@@ -38456,7 +38456,7 @@ export interface operations {
                             token: string;
                             /**
                              * Format: uri
-                             * @description absolute URL (from PUBLIC_BASE_URL): PUBLIC_BASE_URL + /api/drive/public/shares/<token>
+                             * @description absolute URL (from PUBLIC_BASE_URL): PUBLIC_BASE_URL + /s/<token>: the web console page of the link (its JSON API: /api/drive/public/shares/<token>)
                              */
                             url: string;
                             shortUrl: string | null;
@@ -38661,7 +38661,7 @@ export interface operations {
                             token: string;
                             /**
                              * Format: uri
-                             * @description absolute URL (from PUBLIC_BASE_URL): PUBLIC_BASE_URL + /api/drive/public/shares/<token>
+                             * @description absolute URL (from PUBLIC_BASE_URL): PUBLIC_BASE_URL + /s/<token>: the web console page of the link (its JSON API: /api/drive/public/shares/<token>)
                              */
                             url: string;
                             shortUrl: string | null;

@@ -10,6 +10,8 @@ const Consent = lazy(() => import('../pages/oauth/consent'));
 const SignedIn = lazy(() => import('./signed-in'));
 const Dashboard = lazy(() => import('../pages/dashboard'));
 const Unbuilt = lazy(() => import('../pages/unbuilt'));
+// public pages: outside the shell, no sign-in (a share link's page, decision 0017)
+const SharePage = lazy(() => import('../pages/public/share-page'));
 
 export function AppRoutes() {
   return (
@@ -17,6 +19,7 @@ export function AppRoutes() {
       <Route path="/login" element={<SignIn />} />
       {/* the OAuth authorization endpoint of the discovery document: outside the shell, like sign-in */}
       <Route path="/oauth2/authorize" element={<Consent />} />
+      <Route path="/s/:token" element={<SharePage />} />
       <Route path="/" element={<SignedIn />}>
         <Route index element={<Dashboard />} />
         <Route path="*" element={<Unbuilt />} />

@@ -80,7 +80,7 @@ describe('creating a collection link', () => {
         remainingBytes: null,
       },
     });
-    expect(view.url).toBe(`http://127.0.0.1:3000/api/drive/public/shares/${view.token}`);
+    expect(view.url).toBe(`http://127.0.0.1:3000/s/${view.token}`);
     const row = await linkRow(t, view.id);
     expect(row).toMatchObject({ kind: 'collect', createdBy: u.editor.userId, collectFileCount: 0 });
     expect(row?.collectPolicy).toMatchObject({ allowedExtensions: ['pdf', 'docx'], maxFileSizeMb: 100 });

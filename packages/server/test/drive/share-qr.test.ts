@@ -57,7 +57,7 @@ describe('GET /api/drive/share-links/{id}/qr', () => {
     expect(res.headers['cache-control']).toBe('private, no-store');
     const meta = await sharp(res.rawPayload).metadata();
     expect(meta).toMatchObject({ format: 'png', width: 300, height: 300 });
-    expect(await decode(res.rawPayload)).toBe(`${BASE}/api/drive/public/shares/${l.token}`);
+    expect(await decode(res.rawPayload)).toBe(`${BASE}/s/${l.token}`);
     const l2 = await newLink();
     const res2 = await qr(u.owner.token, l2.id, '?format=png&size=300');
     expect(res2.rawPayload.equals(res.rawPayload)).toBe(false);

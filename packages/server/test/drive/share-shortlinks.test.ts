@@ -81,7 +81,7 @@ describe('POST /api/drive/share-links/{id}/short-link', () => {
     const res = await resolve(codeOf(shortUrl));
     expect(res.statusCode, res.body).toBe(302);
     expect(res.headers.location).toBe(l.url);
-    expect(res.headers.location).toBe(`${BASE}/api/drive/public/shares/${l.token}`);
+    expect(res.headers.location).toBe(`${BASE}/s/${l.token}`);
     expect(res.headers['cache-control']).toContain('no-store');
     expect(res.headers['referrer-policy']).toBe('no-referrer');
     // a client asking for JSON gets the URL in the envelope
@@ -94,7 +94,7 @@ describe('POST /api/drive/share-links/{id}/short-link', () => {
     expect(json.statusCode, json.body).toBe(200);
     expect(json.json().data).toEqual({ url: l.url });
     expect(json.headers['cache-control']).toContain('no-store');
-    // the full URL works as before
+    // the JSON API of the link (what the page calls) works as before
     const meta = await t.app.inject({ method: 'GET', url: `/api/drive/public/shares/${l.token}` });
     expect(meta.statusCode, meta.body).toBe(200);
   });

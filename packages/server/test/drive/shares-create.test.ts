@@ -86,7 +86,7 @@ describe('POST /api/drive/share-links', () => {
     });
     expect(v.token.length).toBeGreaterThanOrEqual(22); // ≥ 128 bits in base64url
     // without PUBLIC_BASE_URL the link is absolute all the same: the development address http://HOST:PORT
-    expect(v.url).toBe(`http://127.0.0.1:3000/api/drive/public/shares/${v.token}`);
+    expect(v.url).toBe(`http://127.0.0.1:3000/s/${v.token}`);
     expect(JSON.stringify(v)).not.toMatch(/passwordHash|password_hash|\$argon|\$scrypt/);
 
     const row = await linkRow(t, v.id);

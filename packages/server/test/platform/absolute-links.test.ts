@@ -42,7 +42,7 @@ describe.each(setups)('absolute links: $name', ({ env, base }) => {
     const created = await createLink(t, cast.u.creator.token, { nodeId: cast.doc.id });
     expect(created.statusCode, created.body).toBe(201);
     const link = created.json().data as { id: number; token: string; url: string };
-    expect(link.url).toBe(`${base}/api/drive/public/shares/${link.token}`);
+    expect(link.url).toBe(`${base}/s/${link.token}`);
 
     const made = await call(t.app, 'POST', `/api/drive/share-links/${link.id}/short-link`, {
       token: cast.u.creator.token,
@@ -56,16 +56,16 @@ describe.each(setups)('absolute links: $name', ({ env, base }) => {
 
     const redirect = await call(t.app, 'GET', `/api/drive/public/s/${code}`);
     expect(redirect.statusCode).toBe(302);
-    expect(redirect.headers.location).toBe(`${base}/api/drive/public/shares/${link.token}`);
+    expect(redirect.headers.location).toBe(`${base}/s/${link.token}`);
     const asJson = await call(t.app, 'GET', `/api/drive/public/s/${code}`, { headers: { accept: 'application/json' } });
-    expect(asJson.json().data).toEqual({ url: `${base}/api/drive/public/shares/${link.token}` });
+    expect(asJson.json().data).toEqual({ url: `${base}/s/${link.token}` });
 
     // the QR codes read as the same absolute URLs
     const qr = (target: string) =>
       call(t.app, 'GET', `/api/drive/share-links/${link.id}/qr?format=png&target=${target}`, {
         token: cast.u.creator.token,
       });
-    expect(await decodeQr((await qr('full')).rawPayload)).toBe(`${base}/api/drive/public/shares/${link.token}`);
+    expect(await decodeQr((await qr('full')).rawPayload)).toBe(`${base}/s/${link.token}`);
     expect(await decodeQr((await qr('short')).rawPayload)).toBe(`${base}/api/drive/public/s/${code}`);
   });
 

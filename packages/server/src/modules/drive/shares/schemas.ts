@@ -164,8 +164,12 @@ export const ShareLinkView = Type.Object({
 export const ShareLinkWithToken = Type.Object({
   ...ShareLinkView.properties,
   token: Type.String(),
-  url: AbsoluteUrl('PUBLIC_BASE_URL + /api/drive/public/shares/<token>'),
-  shortUrl: Nullable(AbsoluteUrl('PUBLIC_BASE_URL + /api/drive/public/s/<code>, once made (POST …/short-link)')),
+  url: AbsoluteUrl(
+    'PUBLIC_BASE_URL + /s/<token>: the web console page of the link (its JSON API: /api/drive/public/shares/<token>)',
+  ),
+  shortUrl: Nullable(
+    AbsoluteUrl('PUBLIC_BASE_URL + /api/drive/public/s/<code>, once made (POST …/short-link); redirects to url'),
+  ),
 });
 
 export const QrQuery = Type.Object({

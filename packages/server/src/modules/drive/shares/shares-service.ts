@@ -56,9 +56,12 @@ const tokenContext = (id: number) => secretContext('drive_share_links', 'token_e
 export const tokenOf = (secrets: SecretBox, link: Pick<repo.LinkRow, 'id' | 'tokenEncrypted'>) =>
   secrets.decrypt(link.tokenEncrypted, tokenContext(link.id));
 
-/** The public URLs of a link: the full one (the token) and the short one (the short code). */
+/**
+ * The public URLs of a link: the full one (the token) and the short one (the short code). The full
+ * one is the console's page `/s/<token>`, not the JSON route: people open it in a browser (0017).
+ */
 export const linkUrls = (links: PublicLinks) => ({
-  full: (token: string) => links.to(`/api/drive/public/shares/${token}`),
+  full: (token: string) => links.to(`/s/${token}`),
   short: (code: string) => links.to(`/api/drive/public/s/${code}`),
 });
 

@@ -85,7 +85,10 @@ export function shortLinkRoutes(app: FastifyInstance, shortLinks: ShortLinksServ
     auth: 'public',
     feature: 'drive',
     responses: {
-      302: { description: "Location: the share link's full URL, absolute (any Accept but application/json)" },
+      302: {
+        description:
+          "Location: the share link's full URL, its console page /s/<token> (any Accept but application/json)",
+      },
     },
     schema: {
       tags: ['DriveSharePublic'],

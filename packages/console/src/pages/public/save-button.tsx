@@ -1,0 +1,41 @@
+import { Button, Space, Typography } from 'antd';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { ErrorMessage } from '../../components/error-message';
+import { saveToMyDrive } from './share-api';
+import { useSignedIn } from './use-signed-in';
+
+/** "Save to my drive": for signed-in visitors of a link with the save capability only. */
+export function SaveButton({ token, nodeId, allowed }: { token: string; nodeId: number; allowed: boolean }) {
+  const { t } = useTranslation('share');
+  const signedIn = useSignedIn();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [savedAs, setSavedAs] = useState<string | null>(null);
+  if (!allowed || !signedIn) return null;
+
+  async function save() {
+    setBusy(true);
+    setError(null);
+    try {
+      setSavedAs((await saveToMyDrive(token, nodeId)).node.name);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <Space direction="vertical">
+      <Button onClick={() => void save()} loading={busy}>
+        {t('save.button')}
+      </Button>
+      {savedAs ? (
+        <Typography.Text type="success" role="status">
+          {t('save.done', { name: savedAs })}
+        </Typography.Text>
+      ) : null}
+      <ErrorMessage error={error} />
+    </Space>
+  );
+}

@@ -1,0 +1,95 @@
+import { ApiCallError, type ApiError, api, unwrap } from '../../api/client';
+import type { operations } from '../../api/schema';
+
+/**
+ * The calls of a share link's public page, through the one typed client. A password link's access
+ * session (POST …/password) is held in memory only, per token, and sent back as X-Share-Session:
+ * never in storage, so a script injected later finds nothing to carry away (CONSOLE.md).
+ */
+const sessions = new Map<string, string>();
+
+export const shareSession = (token: string) => sessions.get(token) ?? null;
+const headers = (token: string): Record<string, string> => {
+  const s = sessions.get(token);
+  return s ? { 'X-Share-Session': s } : {};
+};
+type Ok<K extends keyof operations, S extends number = 200> = operations[K] extends {
+  responses: { [status in S]: { content: { 'application/json': { data: infer T } } } };
+}
+  ? T
+  : never;
+export type ShareMetadata = Ok<'drive.public_share.get'>;
+export type PublicNode = Ok<'drive.public_share.nodes'>['list'][number];
+export type PublicNodePage = Ok<'drive.public_share.nodes'>;
+export type SubmissionReceipt = Ok<'drive.public_share.submit', 201>;
+
+export const shareMetadata = (token: string) =>
+  unwrap(api.GET('/api/drive/public/shares/{token}', { params: { path: { token } }, headers: headers(token) }));
+
+/** Opens the access session and keeps it for the later calls of this page. */
+export async function openSession(token: string, password: string) {
+  const s = await unwrap(
+    api.POST('/api/drive/public/shares/{token}/password', { params: { path: { token } }, body: { password } }),
+  );
+  sessions.set(token, s.sessionToken);
+  return s;
+}
+
+export const browse = (token: string, q: { parentId?: number; page: number; pageSize: number }) =>
+  unwrap(
+    api.GET('/api/drive/public/shares/{token}/nodes', {
+      params: { path: { token }, query: q },
+      headers: headers(token),
+    }),
+  );
+
+/** A binary answer (preview, content) as a Blob, or the server's error as an ApiCallError. */
+async function blobOf(call: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<Blob> {
+  const { data, error, response } = await call;
+  if (data instanceof Blob) return data;
+  const body = (error ?? {}) as Partial<ApiError>;
+  throw new ApiCallError({
+    code: body.code ?? response.status,
+    error: body.error ?? 'http.error',
+    message: body.message ?? response.statusText,
+    requestId: body.requestId ?? response.headers.get('x-request-id') ?? undefined,
+  });
+}
+
+export const preview = (token: string, nodeId: number) =>
+  blobOf(
+    api.GET('/api/drive/public/shares/{token}/preview', {
+      params: { path: { token }, query: { nodeId } },
+      headers: headers(token),
+      parseAs: 'blob',
+    }),
+  );
+
+export const content = (token: string, nodeId: number) =>
+  blobOf(
+    api.GET('/api/drive/public/shares/{token}/content', {
+      params: { path: { token }, query: { nodeId } },
+      headers: headers(token),
+      parseAs: 'blob',
+    }),
+  );
+
+export const saveToMyDrive = (token: string, nodeId: number) =>
+  unwrap(
+    api.POST('/api/drive/public/shares/{token}/save', {
+      params: { path: { token } },
+      body: { nodeId },
+      headers: headers(token),
+    }),
+  );
+
+/** Hands a Blob to the browser as a download under the file's own name. */
+export function saveBlob(blob: Blob, name: string) {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.click();
+  // the click has handed the blob to the download manager; free it after this turn
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}
