@@ -354,7 +354,7 @@ describe('the document', () => {
     for (const path of ['/api/auth/login', '/api/auth/refresh', '/api/auth/logout']) {
       const header = op(path).responses['200'].headers?.['Set-Cookie'];
       expect(header, path).toMatchObject({ schema: { type: 'string' } });
-      expect(header.description, path).toContain('HttpOnly; SameSite=Strict');
+      expect(header.description, path).toContain('Always HttpOnly and SameSite=Strict; Secure over HTTPS.');
     }
     const login = op('/api/auth/login');
     expect(login.requestBody.content['application/json'].schema.properties.cookie.type).toBe('boolean');
