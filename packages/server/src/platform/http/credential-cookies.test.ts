@@ -19,6 +19,11 @@ describe('credential cookies', () => {
     expect(setCookieOf('https://office.example.com', 'http')).toMatch(/; Secure$/);
   });
 
+  it('puts the path under PUBLIC_BASE_URL’s own path, where the browser sees the service', () => {
+    expect(setCookieOf('https://host.example/office/', 'https')).toMatch(/^c=tok; Path=\/office\/p;/);
+    expect(setCookieOf('https://host.example/', 'https')).toMatch(/^c=tok; Path=\/p;/);
+  });
+
   it('refuses a value or a path that would break out of the header', () => {
     expect(() => setCookieOf('http://x', 'http', 'a; Domain=evil.example')).toThrow(/cookie value/);
     expect(() => setCookieOf('http://x', 'http', 'tok', '/p; Domain=evil.example')).toThrow(/cookie path/);

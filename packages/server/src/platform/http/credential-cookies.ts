@@ -25,7 +25,7 @@ export const SCRIPTED_REQUEST_HEADER = 'x-requested-with';
 
 /** RFC 6265 §4.1.1: a cookie value and a path of these characters need no quoting or escaping. */
 const SAFE_VALUE = /^[A-Za-z0-9._~-]{1,512}$/;
-const SAFE_PATH = /^\/[A-Za-z0-9._~/-]{0,1024}$/;
+const SAFE_PATH = /^\/[A-Za-z0-9._~%/-]{0,1024}$/;
 
 /** What the cookies read of a request (a route's typed request or Fastify's). */
 type CookieRequest = Pick<FastifyRequest, 'protocol' | 'headers' | 'method'>;
@@ -36,8 +36,12 @@ export function createCredentialCookies(opts: { publicBaseUrl: string }) {
   const publishedOverHttps = opts.publicBaseUrl.startsWith('https:');
   // req.protocol is X-Forwarded-Proto's only with TRUST_PROXY (Fastify's trustProxy).
   const secure = (req: CookieRequest) => publishedOverHttps || req.protocol === 'https';
+  // Published under a path (https://host/office, a proxy stripping /office), the browser sees
+  // /office/api/…: the cookie's path is that one, or the browser would never send it back.
+  const prefix = new URL(opts.publicBaseUrl).pathname.replace(/\/+$/, '');
 
-  function header(req: CookieRequest, cookie: CredentialCookie, path: string, value: string, maxAge: number) {
+  function header(req: CookieRequest, cookie: CredentialCookie, route: string, value: string, maxAge: number) {
+    const path = `${prefix}${route}`;
     if (!SAFE_VALUE.test(value) && value !== '') throw new Error(`${cookie.name}: a cookie value must be a token`);
     if (!SAFE_PATH.test(path)) throw new Error(`${cookie.name}: unsafe cookie path ${path}`);
     const attributes = [`${cookie.name}=${value}`, `Path=${path}`, `Max-Age=${maxAge}`, 'HttpOnly', 'SameSite=Strict'];
@@ -46,7 +50,7 @@ export function createCredentialCookies(opts: { publicBaseUrl: string }) {
   }
 
   return {
-    /** Hands `value` to the browser for `path` and the paths under it. */
+    /** Hands `value` to the browser for the service's `path` (under PUBLIC_BASE_URL's) and the paths under it. */
     set(req: CookieRequest, reply: FastifyReply, cookie: CredentialCookie, path: string, value: string): void {
       reply.header('set-cookie', header(req, cookie, path, value, cookie.maxAgeSeconds));
     },
