@@ -150,7 +150,8 @@ export const driveErrors = {
     new AppError(
       401,
       'drive.share_password_required',
-      'This share link has a password: send it to /password and the session token as X-Share-Session',
+      'This share link has a password: send it to /password, then the session token as X-Share-Session ' +
+        '(a web page: open it with cookie: true and the browser sends the session cookie)',
     ),
   sharePreviewOnly: () =>
     new AppError(403, 'drive.share_preview_only', 'This share link allows previewing only, not downloading'),

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
+import { createCredentialCookies } from '../../platform/http/credential-cookies.ts';
 import { uploadBodies } from '../../platform/http/upload-bodies.ts';
 import type { FilesModule } from '../files/index.ts';
 import type { Notifier } from '../messaging/index.ts';
@@ -25,6 +26,7 @@ import { createPreviewService } from './previews/index.ts';
 import { createPublicShareService } from './public/public-service.ts';
 import { publicShareRoutes } from './public/routes.ts';
 import { createPublicSaveService } from './public/save-service.ts';
+import { createShareSessionCookie } from './public/session-cookie.ts';
 import { createRecycleArea } from './recycle/index.ts';
 import { createRequestsService } from './requests/requests-service.ts';
 import { requestRoutes } from './requests/routes.ts';
@@ -107,6 +109,7 @@ export function createDriveModule(
   const reminders = createRemindersService(core);
   const previews = createPreviewService(core);
   const publicShares = createPublicShareService(core, previews);
+  const shareSessionCookie = createShareSessionCookie(createCredentialCookies(ctx.config));
   const linkDeps = { ...core, secrets: ctx.secrets, links: ctx.links };
   const shares = createSharesService(linkDeps);
   const shortLinks = createShortLinksService(linkDeps, shares);
@@ -150,7 +153,7 @@ export function createDriveModule(
         permissionRoutes(scope, grants);
         activityRoutes(scope, activityFeed);
         requestRoutes(scope, accessRequests);
-        publicShareRoutes(scope, publicShares, publicSaves);
+        publicShareRoutes(scope, publicShares, publicSaves, shareSessionCookie);
         accessLogRoutes(scope, accessLogs);
         shareLinkRoutes(scope, shares);
         shortLinkRoutes(scope, shortLinks, qrCodes);

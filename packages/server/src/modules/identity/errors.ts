@@ -18,6 +18,12 @@ export const identityErrors = {
   accountDisabled: () => new AppError(403, 'auth.account_disabled', 'The account is disabled'),
   tenantUnavailable: () => new AppError(403, 'auth.tenant_unavailable', 'The tenant is disabled or expired'),
   invalidRefreshToken: () => new AppError(401, 'auth.invalid_refresh_token', 'The refresh token is invalid or expired'),
+  refreshTokenMissing: () =>
+    new AppError(
+      401,
+      'auth.refresh_token_missing',
+      'No refresh token: send refreshToken, or the refresh cookie of a sign-in made with cookie: true',
+    ),
   refreshTokenReused: () =>
     new AppError(401, 'auth.refresh_token_reused', 'The refresh token was already used; the session is revoked'),
   wrongPassword: () =>

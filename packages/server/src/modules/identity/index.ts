@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
+import { createCredentialCookies } from '../../platform/http/credential-cookies.ts';
 import type { Notifier } from '../messaging/index.ts';
 import { createAuthService } from './auth-service.ts';
 import { createDepartmentsService } from './departments-service.ts';
@@ -10,6 +11,7 @@ import { createMenusService } from './menus-service.ts';
 import { createOnlineSessionsService } from './online-sessions-service.ts';
 import { createPositionsService } from './positions-service.ts';
 import { createProfileService } from './profile-service.ts';
+import { createRefreshCookie } from './refresh-cookie.ts';
 import { createRolesService } from './roles-service.ts';
 import { authRoutes } from './routes/auth.ts';
 import { departmentRoutes } from './routes/departments.ts';
@@ -52,6 +54,11 @@ export function createIdentityModule(ctx: AppContext, deps: { notify: Notifier['
   const onlineSessions = createOnlineSessionsService({ ...ctx, sessions });
   const profile = createProfileService({ ...ctx, loginLogs, onlineSessions });
   const directory = createDirectoryService(ctx);
+  const refreshCookie = createRefreshCookie({
+    cookies: createCredentialCookies(ctx.config),
+    sessions,
+    refreshTokenTtlSeconds: ctx.config.refreshTokenTtlSeconds,
+  });
 
   return {
     resolveAuth: sessions.resolveAuth,
@@ -63,7 +70,7 @@ export function createIdentityModule(ctx: AppContext, deps: { notify: Notifier['
       const permissionCodes = () => app.permissionCodes;
       const roles = createRolesService({ ...ctx, sessions, permissionCodes });
       const tenants = createTenantsService({ ...ctx, sessions, permissionCodes });
-      authRoutes(app, auth, sessions, profile, ctx.config);
+      authRoutes(app, auth, sessions, profile, ctx.config, refreshCookie);
       usersRoutes(app, users);
       rolesRoutes(app, roles);
       menusRoutes(app, menus);

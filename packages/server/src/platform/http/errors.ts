@@ -72,6 +72,13 @@ export const httpErrors = {
   conflict: (key: string, message: string, field?: string) =>
     new AppError(409, key, message, field ? { details: [{ field, message }] } : undefined),
   unauthenticated: (message = 'Sign-in required') => new AppError(401, 'auth.unauthenticated', message),
+  /** a state-changing request carried a credential cookie without the header scripts add (credential-cookies.ts) */
+  cookieWithoutScriptHeader: (cookie: string) =>
+    new AppError(
+      403,
+      'request.script_header_required',
+      `A request carrying the ${cookie} cookie must send the X-Requested-With header (any value)`,
+    ),
   forbidden: (permission: string) => new AppError(403, 'auth.permission_denied', `Missing permission ${permission}`),
   featureDisabled: (feature: string) =>
     new AppError(403, 'license.feature_disabled', `The licence does not include the feature "${feature}"`),

@@ -45,7 +45,7 @@ export const TAGS: { name: string; description: string }[] = [
   },
   {
     name: 'DriveSharePublic',
-    description: 'Anonymous share links: metadata, password sessions (X-Share-Session), browsing, download',
+    description: 'Anonymous share links: metadata, password sessions (X-Share-Session or a cookie), browsing, download',
   },
   { name: 'DriveShareLinks', description: 'Drive share links: create, change and revoke token links to a node' },
   { name: 'AsyncTasks', description: 'My long-running tasks: progress, cancel, result download' },

@@ -92,6 +92,12 @@ export type RouteDef<S extends Schemas, R extends boolean = false> = {
   rawBody?: R;
   /** which web pages may read the answers, and the OPTIONS preflight of the URL (cors.ts) */
   cors?: Cors;
+  /**
+   * Credential cookies (credential-cookies.ts), for the document: `reads`, the cookies the route
+   * takes (name → description), as cookie parameters; `sets`, what the Set-Cookie header of its
+   * success answer holds.
+   */
+  cookies?: { reads?: Record<string, string>; sets?: string };
   /** answers besides the success and the kernel's errors, for the document (an HTML error page) */
   responses?: Record<number, { description: string; produces?: string; schema?: TSchema }>;
   schema: S;
@@ -133,10 +139,11 @@ export function route<S extends Schemas, R extends boolean = false>(app: Fastify
   if (noContent && (response as { type?: unknown }).type !== 'null') {
     throw new Error(`${def.operation}: a ${status} answers no body: its response schema is Type.Null()`);
   }
+  const success = noContent
+    ? { type: 'null', description: 'No Content' }
+    : documented(format.success.schema(response), format.success.mediaType);
   const responses: Record<number, unknown> = {
-    [status]: noContent
-      ? { type: 'null', description: 'No Content' }
-      : documented(format.success.schema(response), format.success.mediaType),
+    [status]: def.cookies?.sets ? withSetCookie(success, def.cookies.sets) : success,
   };
   const statuses: number[] = [...errorStatuses];
   if (def.url.includes(':')) statuses.push(414);
@@ -201,6 +208,8 @@ export function route<S extends Schemas, R extends boolean = false>(app: Fastify
         : {}),
       ...(params ? { params } : {}),
       ...(querystring ? { querystring } : {}),
+      // not validated by Fastify: read by the handler, shown as `in: cookie` parameters
+      ...(def.cookies?.reads ? { cookies: cookieParameters(def.cookies.reads) } : {}),
       ...(body && !readsItself ? { body } : {}),
       ...(consumes ? { consumes } : {}),
       response: responses,
@@ -224,6 +233,22 @@ const OK = { ok: true } as const;
 /** A schema for the document: as is for JSON, under `content` for another media type. */
 function documented(schema: unknown, mediaType: string | undefined): unknown {
   return mediaType ? { content: { [mediaType]: { schema } } } : schema;
+}
+
+/** The success answer with its Set-Cookie header described (OpenAPI's response `headers`). */
+function withSetCookie(success: unknown, description: string): unknown {
+  const header = {
+    type: 'string',
+    description: `${description}. Always HttpOnly and SameSite=Strict; Secure over HTTPS.`,
+  };
+  return { ...(success as object), headers: { 'Set-Cookie': header } };
+}
+
+function cookieParameters(reads: Record<string, string>) {
+  const properties = Object.fromEntries(
+    Object.entries(reads).map(([name, description]) => [name, Type.Optional(Type.String({ description }))]),
+  );
+  return Type.Object(properties);
 }
 
 function checkedStatus(operation: string, status: number): number {

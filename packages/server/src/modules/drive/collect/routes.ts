@@ -4,6 +4,7 @@ import { IdParams, PageOf, PageQuery } from '../../../platform/http/schemas.ts';
 import { readFilePart } from '../../files/index.ts';
 import { visitor } from '../public/routes.ts';
 import { TokenParams } from '../public/schemas.ts';
+import { shareSessionCookieDocs } from '../public/session-cookie.ts';
 import { type CollectService, SUBMISSION_WINDOW_SECONDS, SUBMISSIONS_PER_WINDOW } from './collect-service.ts';
 import { SubmissionForm, SubmissionReceipt, SubmissionView } from './schemas.ts';
 
@@ -27,11 +28,13 @@ export function collectRoutes(app: FastifyInstance, collect: CollectService) {
         'executable content); 400 request.validation_failed (submitterName required); 409 drive.collect_limit_reached ' +
         '(maxFiles, maxTotalMb); 413 drive.quota_exceeded. ' +
         `${SUBMISSIONS_PER_WINDOW} submissions per link and address in ${SUBMISSION_WINDOW_SECONDS / 60} minutes, then 429 ` +
-        'drive.collect_too_many_submissions with Retry-After. X-Share-Session: the access session of a password link.',
+        'drive.collect_too_many_submissions with Retry-After. X-Share-Session, or the atrium_share_session cookie with ' +
+        'X-Requested-With: the access session of a password link.',
       params: TokenParams,
       body: SubmissionForm,
       response: SubmissionReceipt,
     },
+    cookies: { reads: shareSessionCookieDocs.reads },
     handler: async (req) => {
       const plan = await collect.prepare(req.params.token, visitor(req));
       const part = await readFilePart(req as unknown as FastifyRequest, plan.limits, plan.tooLarge);

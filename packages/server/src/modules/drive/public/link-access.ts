@@ -14,7 +14,7 @@ import * as repo from './public-repository.ts';
 /** How long an access session opened with the password lasts. */
 export const SESSION_TTL_SECONDS = 12 * 3600;
 
-/** What an anonymous request brings: the address, the user agent and the X-Share-Session header. */
+/** What an anonymous request brings: the address, the user agent and the access session (header or cookie). */
 export type Visitor = { ip: string; userAgent: string | null; session: string | null };
 
 export type ResolvedLink = { link: ShareLinkRow; node: NodeRow; scope: Scope; hasSession: boolean };

@@ -17,21 +17,28 @@ import {
   ShareSession,
   TokenParams,
 } from './schemas.ts';
+import { type ShareSessionCookie, shareSessionCookieDocs, shareSessionOf } from './session-cookie.ts';
 
 const tags = ['DriveSharePublic'];
 const feature = 'drive';
-const sessionHeader = 'X-Share-Session: the access session of a password link (POST …/password)';
+const sessionHeader =
+  'X-Share-Session (API clients) or the atrium_share_session cookie (web pages): the access session of a password ' +
+  'link (POST …/password)';
+/** every route that takes the access session documents its cookie */
+const cookies = { reads: shareSessionCookieDocs.reads };
 
-export function visitor(req: {
-  scope: { ip: string };
-  headers: Record<string, string | string[] | undefined>;
-}): Visitor {
-  const one = (v: string | string[] | undefined) => (Array.isArray(v) ? (v[0] ?? null) : (v ?? null));
-  return { ip: req.scope.ip, userAgent: one(req.headers['user-agent']), session: one(req.headers['x-share-session']) };
+export function visitor(req: Parameters<typeof shareSessionOf>[0] & { scope: { ip: string } }): Visitor {
+  const agent = req.headers['user-agent'];
+  return { ip: req.scope.ip, userAgent: agent ?? null, session: shareSessionOf(req) };
 }
 
 /** Anonymous share-link routes (no sign-in: the token in the path is the credential). */
-export function publicShareRoutes(app: FastifyInstance, shares: PublicShareService, saves: PublicSaveService) {
+export function publicShareRoutes(
+  app: FastifyInstance,
+  shares: PublicShareService,
+  saves: PublicSaveService,
+  sessionCookie: ShareSessionCookie,
+) {
   route(app, {
     method: 'GET',
     url: '/api/drive/public/shares/:token',
@@ -49,6 +56,7 @@ export function publicShareRoutes(app: FastifyInstance, shares: PublicShareServi
       params: TokenParams,
       response: ShareMetadata,
     },
+    cookies,
     handler: async (req) => shares.metadata(req.params.token, visitor(req)),
   });
 
@@ -63,12 +71,18 @@ export function publicShareRoutes(app: FastifyInstance, shares: PublicShareServi
       summary: 'Open an access session with the link password (12 h; counts one access)',
       description:
         '401 drive.share_wrong_password (logged); 5 attempts per link and address in 15 minutes, then 429 ' +
-        'drive.share_too_many_attempts with Retry-After. A revoke or a password change ends every session.',
+        'drive.share_too_many_attempts with Retry-After. A revoke or a password change ends every session. With ' +
+        "cookie: true (a web page) the session is set as the HttpOnly atrium_share_session cookie for this link's " +
+        'routes and left out of the answer.',
       params: TokenParams,
       body: PasswordBody,
       response: ShareSession,
     },
-    handler: async (req) => shares.password(req.params.token, req.body.password, visitor(req)),
+    cookies: { sets: shareSessionCookieDocs.sets },
+    handler: async (req, reply) => {
+      const session = await shares.password(req.params.token, req.body.password, visitor(req));
+      return req.body.cookie ? sessionCookie.handOver(req, reply, req.params.token, session) : session;
+    },
   });
 
   route(app, {
@@ -85,6 +99,7 @@ export function publicShareRoutes(app: FastifyInstance, shares: PublicShareServi
       querystring: BrowseQuery,
       response: PublicNodePage,
     },
+    cookies,
     handler: async (req) => shares.browse(req.params.token, visitor(req), req.query),
   });
 
@@ -106,6 +121,7 @@ export function publicShareRoutes(app: FastifyInstance, shares: PublicShareServi
       querystring: PublicContentQuery,
       response: Type.String({ format: 'binary' }),
     },
+    cookies,
     handler: async (req, reply) => {
       // a Range past the first byte continues a download already counted
       const counts = !/^bytes=\s*[1-9]/.test(req.headers.range ?? '');
@@ -138,6 +154,7 @@ export function publicShareRoutes(app: FastifyInstance, shares: PublicShareServi
       querystring: PublicContentQuery,
       response: Type.String({ format: 'binary' }),
     },
+    cookies,
     handler: async (req, reply) => {
       const p = await shares.preview(req.params.token, visitor(req), req.query.nodeId, req.headers['if-none-match']);
       reply.headers({ ...SANDBOX_HEADERS, etag: p.etag, 'cache-control': 'private, no-cache' });
@@ -175,6 +192,7 @@ export function publicShareRoutes(app: FastifyInstance, shares: PublicShareServi
       body: SaveBody,
       response: SaveResult,
     },
+    cookies,
     handler: async (req) => saves.save(req.scope, req.params.token, visitor(req), req.body),
   });
 }

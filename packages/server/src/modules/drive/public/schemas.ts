@@ -31,7 +31,9 @@ export const PublicCollect = Type.Object({
 
 export const ShareMetadata = Type.Object({
   passwordRequired: Type.Boolean(),
-  hasSession: Type.Boolean({ description: 'the X-Share-Session header names a valid access session' }),
+  hasSession: Type.Boolean({
+    description: 'the X-Share-Session header (or the atrium_share_session cookie) names a valid access session',
+  }),
   kind: Type.Optional(
     Type.Union([Type.Literal('share'), Type.Literal('collect')], {
       description: 'collect: a folder to upload into (POST …/submissions); it is never listed',
@@ -46,9 +48,16 @@ export const ShareMetadata = Type.Object({
   watermark: Type.Optional(Type.Boolean()),
 });
 
-export const PasswordBody = Type.Object({ password: Type.String({ minLength: 1, maxLength: 200 }) });
+export const PasswordBody = Type.Object({
+  password: Type.String({ minLength: 1, maxLength: 200 }),
+  cookie: Type.Optional(Type.Boolean({ description: 'true: the session as an HttpOnly cookie, not in the answer' })),
+});
 export const ShareSession = Type.Object({
-  sessionToken: Type.String({ description: 'send it as the X-Share-Session header' }),
+  sessionToken: Type.Optional(
+    Type.String({
+      description: 'send it as the X-Share-Session header; absent when it went into the atrium_share_session cookie',
+    }),
+  ),
   expiresAt: Timestamp,
 });
 

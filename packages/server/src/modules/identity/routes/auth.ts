@@ -6,13 +6,18 @@ import { route } from '../../../platform/http/route.ts';
 import { NullableTimestamp, Ok } from '../../../platform/http/schemas.ts';
 import type { AuthService } from '../auth-service.ts';
 import type { ProfileService } from '../profile-service.ts';
+import { REFRESH_COOKIE, REFRESH_COOKIE_PATH, type RefreshCookie, refreshCookieDocs } from '../refresh-cookie.ts';
 import type { Sessions } from '../sessions.ts';
 
 const TokenPair = Type.Object({
   accessToken: Type.String(),
   tokenType: Type.Literal('Bearer'),
   expiresIn: Type.Integer({ description: 'seconds' }),
-  refreshToken: Type.String({ description: 'opaque, single use: each refresh returns a new one' }),
+  refreshToken: Type.Optional(
+    Type.String({
+      description: `opaque, single use: each refresh returns a new one. Absent when it went into the ${REFRESH_COOKIE} cookie instead (web pages)`,
+    }),
+  ),
   refreshExpiresIn: Type.Integer({ description: 'seconds' }),
 });
 
@@ -41,6 +46,7 @@ export function authRoutes(
   sessions: Sessions,
   profile: ProfileService,
   limits: { loginIpLimitPerMinute: number },
+  refreshCookie: RefreshCookie,
 ) {
   route(app, {
     method: 'GET',
@@ -71,6 +77,9 @@ export function authRoutes(
     schema: {
       tags: ['Auth'],
       summary: 'Sign in: returns a short-lived access token and a rotating refresh token',
+      description:
+        `With cookie: true (the web console) the refresh token is set as the HttpOnly ${REFRESH_COOKIE} cookie, ` +
+        `sent back to ${REFRESH_COOKIE_PATH} only, and left out of the answer, so no page script can read it.`,
       body: Type.Object({
         username: Type.String({ minLength: 1, maxLength: 64 }),
         password: Type.String({ minLength: 1, maxLength: 256 }),
@@ -79,6 +88,9 @@ export function authRoutes(
         ),
         captchaId: Type.Optional(Type.String({ maxLength: 64 })),
         captchaCode: Type.Optional(Type.String({ maxLength: 16 })),
+        cookie: Type.Optional(
+          Type.Boolean({ description: 'true: the refresh token as an HttpOnly cookie, not in the answer' }),
+        ),
       }),
       response: Type.Intersect([
         TokenPair,
@@ -92,7 +104,11 @@ export function authRoutes(
         }),
       ]),
     },
-    handler: async (req) => auth.login(req.body, { ip: req.ip, userAgent: req.headers['user-agent'] ?? '' }),
+    cookies: { sets: refreshCookieDocs.login },
+    handler: async (req, reply) => {
+      const signedIn = await auth.login(req.body, { ip: req.ip, userAgent: req.headers['user-agent'] ?? '' });
+      return req.body.cookie ? refreshCookie.handOver(req, reply, signedIn) : signedIn;
+    },
   });
 
   route(app, {
@@ -103,10 +119,21 @@ export function authRoutes(
     schema: {
       tags: ['Auth'],
       summary: 'Exchange a refresh token for a new token pair (the old refresh token dies)',
-      body: Type.Object({ refreshToken: Type.String({ minLength: 1, maxLength: 256 }) }),
+      description:
+        `Without refreshToken, the ${REFRESH_COOKIE} cookie is used, and the request must carry the X-Requested-With ` +
+        'header (403 request.script_header_required): the rotated token goes back into the cookie, not the answer. ' +
+        '401 auth.refresh_token_missing (neither), auth.invalid_refresh_token, auth.refresh_token_reused (the session ' +
+        'is revoked); a 401 to a cookie empties the cookie.',
+      body: Type.Object({
+        refreshToken: Type.Optional(
+          Type.String({ minLength: 1, maxLength: 256, description: `absent: the ${REFRESH_COOKIE} cookie's` }),
+        ),
+      }),
       response: TokenPair,
     },
-    handler: async (req) => sessions.refresh(req.body.refreshToken),
+    cookies: refreshCookieDocs.refresh,
+    handler: async (req, reply) =>
+      req.body.refreshToken === undefined ? refreshCookie.refresh(req, reply) : sessions.refresh(req.body.refreshToken),
   });
 
   route(app, {
@@ -116,10 +143,12 @@ export function authRoutes(
     auth: 'user',
     audit: false,
     schema: { tags: ['Auth'], summary: 'End the current session', response: Ok },
-    handler: async (req) => {
+    cookies: { sets: refreshCookieDocs.logout },
+    handler: async (req, reply) => {
       const p = userOf(req.scope);
       if (!p) throw httpErrors.unauthenticated();
       await sessions.revoke({ sessionId: p.sessionId }, 'logout');
+      refreshCookie.clear(req, reply);
     },
   });
 
