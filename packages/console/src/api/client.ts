@@ -31,6 +31,8 @@ export function handleUnauthorized(refresh: () => Promise<string | null>) {
 
 const auth: Middleware = {
   onRequest({ request }) {
+    // a request a cross-site form cannot send: the server asks it of calls that carry a credential cookie
+    request.headers.set('x-requested-with', 'atrium-console');
     if (accessToken && !request.headers.has('authorization'))
       request.headers.set('authorization', `Bearer ${accessToken}`);
     return request;

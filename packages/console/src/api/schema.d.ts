@@ -115,7 +115,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign in: returns a short-lived access token and a rotating refresh token */
+        /**
+         * Sign in: returns a short-lived access token and a rotating refresh token
+         * @description With cookie: true (the web console) the refresh token is set as the HttpOnly atrium_refresh cookie, sent back to /api/auth/refresh only, and left out of the answer, so no page script can read it.
+         */
         post: operations["identity.session.login"];
         delete?: never;
         options?: never;
@@ -132,7 +135,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Exchange a refresh token for a new token pair (the old refresh token dies) */
+        /**
+         * Exchange a refresh token for a new token pair (the old refresh token dies)
+         * @description Without refreshToken, the atrium_refresh cookie is used, and the request must carry the X-Requested-With header (403 request.script_header_required): the rotated token goes back into the cookie, not the answer. 401 auth.refresh_token_missing (neither), auth.invalid_refresh_token, auth.refresh_token_reused (the session is revoked); a 401 to a cookie empties the cookie.
+         */
         post: operations["identity.session.refresh"];
         delete?: never;
         options?: never;
@@ -2478,7 +2484,7 @@ export interface paths {
         };
         /**
          * What a share link shows (counts one access)
-         * @description A password link without a valid session answers only { passwordRequired: true, hasSession: false } (no name, no content). Without a session each request counts an access (410 drive.share_exhausted past max_access_count); with one, the access was counted when the session was opened. X-Share-Session: the access session of a password link (POST …/password). 404 drive.share_not_found, 410 drive.share_revoked / drive.share_expired, 403 drive.share_disabled / drive.share_ip_denied.
+         * @description A password link without a valid session answers only { passwordRequired: true, hasSession: false } (no name, no content). Without a session each request counts an access (410 drive.share_exhausted past max_access_count); with one, the access was counted when the session was opened. X-Share-Session (API clients) or the atrium_share_session cookie (web pages): the access session of a password link (POST …/password). 404 drive.share_not_found, 410 drive.share_revoked / drive.share_expired, 403 drive.share_disabled / drive.share_ip_denied.
          */
         get: operations["drive.public_share.get"];
         put?: never;
@@ -2500,7 +2506,7 @@ export interface paths {
         put?: never;
         /**
          * Open an access session with the link password (12 h; counts one access)
-         * @description 401 drive.share_wrong_password (logged); 5 attempts per link and address in 15 minutes, then 429 drive.share_too_many_attempts with Retry-After. A revoke or a password change ends every session.
+         * @description 401 drive.share_wrong_password (logged); 5 attempts per link and address in 15 minutes, then 429 drive.share_too_many_attempts with Retry-After. A revoke or a password change ends every session. With cookie: true (a web page) the session is set as the HttpOnly atrium_share_session cookie for this link's routes and left out of the answer.
          */
         post: operations["drive.public_share.password"];
         delete?: never;
@@ -2518,7 +2524,7 @@ export interface paths {
         };
         /**
          * Browse a shared folder (parentId: the shared folder or a folder under it)
-         * @description Only live nodes inside the shared folder; any other parentId is 404. X-Share-Session: the access session of a password link (POST …/password).
+         * @description Only live nodes inside the shared folder; any other parentId is 404. X-Share-Session (API clients) or the atrium_share_session cookie (web pages): the access session of a password link (POST …/password).
          */
         get: operations["drive.public_share.nodes"];
         put?: never;
@@ -2538,7 +2544,7 @@ export interface paths {
         };
         /**
          * Download a shared file (nodeId: a file under a shared folder; Range, ETag / If-None-Match)
-         * @description Needs the download capability (403 drive.share_preview_only otherwise). A request without Range or with a Range from byte 0 counts one download (410 drive.share_exhausted past max_download_count); later ranges do not. Always an attachment, with Content-Security-Policy: sandbox and nosniff. X-Share-Session: the access session of a password link (POST …/password).
+         * @description Needs the download capability (403 drive.share_preview_only otherwise). A request without Range or with a Range from byte 0 counts one download (410 drive.share_exhausted past max_download_count); later ranges do not. Always an attachment, with Content-Security-Policy: sandbox and nosniff. X-Share-Session (API clients) or the atrium_share_session cookie (web pages): the access session of a password link (POST …/password).
          */
         get: operations["drive.public_share.content"];
         put?: never;
@@ -2558,7 +2564,7 @@ export interface paths {
         };
         /**
          * Preview a shared file (nodeId: a file under a shared folder; ETag / If-None-Match)
-         * @description Needs the preview capability (403 drive.share_preview_not_allowed otherwise); never the original bytes. Raster images (JPEG, PNG, WebP, GIF first frame, AVIF, TIFF) re-encoded: metadata stripped, orientation applied, at most 2048 px on the long side, JPEG or PNG when transparent, the link watermark burned in. Text (text/*, JSON, XML, HTML, SVG, source code…) as sanitized text/plain UTF-8, the first MiB (X-Preview-Truncated: true past it). Other types through a ready rendition of the current version, else 415 drive.preview_unavailable with the node metadata in `node`. 422 drive.preview_unreadable (not a readable image) / drive.preview_too_large; 503 drive.preview_busy (Retry-After). Not counted as an access or a download. Always inline with Content-Security-Policy: sandbox and nosniff. X-Share-Session: the access session of a password link (POST …/password).
+         * @description Needs the preview capability (403 drive.share_preview_not_allowed otherwise); never the original bytes. Raster images (JPEG, PNG, WebP, GIF first frame, AVIF, TIFF) re-encoded: metadata stripped, orientation applied, at most 2048 px on the long side, JPEG or PNG when transparent, the link watermark burned in. Text (text/*, JSON, XML, HTML, SVG, source code…) as sanitized text/plain UTF-8, the first MiB (X-Preview-Truncated: true past it). Other types through a ready rendition of the current version, else 415 drive.preview_unavailable with the node metadata in `node`. 422 drive.preview_unreadable (not a readable image) / drive.preview_too_large; 503 drive.preview_busy (Retry-After). Not counted as an access or a download. Always inline with Content-Security-Policy: sandbox and nosniff. X-Share-Session (API clients) or the atrium_share_session cookie (web pages): the access session of a password link (POST …/password).
          */
         get: operations["drive.public_share.preview"];
         put?: never;
@@ -2580,7 +2586,7 @@ export interface paths {
         put?: never;
         /**
          * Save to my drive: copy the shared node (or a node under it) into your own drive (signed-in users)
-         * @description Needs a sign-in of the link's own organisation (403 drive.share_save_other_tenant otherwise) and the save capability (403 drive.share_save_not_allowed). The copy lands in targetParentId (a folder you may create in) or the root of your personal space, kept-both named, owned by you, with no grants; its size is charged there (413 drive.quota_exceeded). Takes one download from the link (410 drive.share_exhausted past max_download_count), logged as a download. nodeId outside the shared folder is 404. X-Share-Session: the access session of a password link (POST …/password).
+         * @description Needs a sign-in of the link's own organisation (403 drive.share_save_other_tenant otherwise) and the save capability (403 drive.share_save_not_allowed). The copy lands in targetParentId (a folder you may create in) or the root of your personal space, kept-both named, owned by you, with no grants; its size is charged there (413 drive.quota_exceeded). Takes one download from the link (410 drive.share_exhausted past max_download_count), logged as a download. nodeId outside the shared folder is 404. X-Share-Session (API clients) or the atrium_share_session cookie (web pages): the access session of a password link (POST …/password).
          */
         post: operations["drive.public_share.save"];
         delete?: never;
@@ -2806,7 +2812,7 @@ export interface paths {
         put?: never;
         /**
          * Submit one file to a collection link (multipart: submitterName, note, then the file)
-         * @description The fields count only when sent before the file part. The file lands in the link’s folder as its creator’s, renamed "a (1).txt" when the name is taken. Refused with nothing kept: 413 drive.too_large past the link’s maxFileSizeMb; 400 drive.collect_extension_not_allowed; 400 files.blocked_type (the tenant’s blockedExtensions, executable content); 400 request.validation_failed (submitterName required); 409 drive.collect_limit_reached (maxFiles, maxTotalMb); 413 drive.quota_exceeded. 60 submissions per link and address in 10 minutes, then 429 drive.collect_too_many_submissions with Retry-After. X-Share-Session: the access session of a password link.
+         * @description The fields count only when sent before the file part. The file lands in the link’s folder as its creator’s, renamed "a (1).txt" when the name is taken. Refused with nothing kept: 413 drive.too_large past the link’s maxFileSizeMb; 400 drive.collect_extension_not_allowed; 400 files.blocked_type (the tenant’s blockedExtensions, executable content); 400 request.validation_failed (submitterName required); 409 drive.collect_limit_reached (maxFiles, maxTotalMb); 413 drive.quota_exceeded. 60 submissions per link and address in 10 minutes, then 429 drive.collect_too_many_submissions with Retry-After. X-Share-Session, or the atrium_share_session cookie with X-Requested-With: the access session of a password link.
          */
         post: operations["drive.public_share.submit"];
         delete?: never;
@@ -6108,6 +6114,8 @@ export interface operations {
                     tenantCode?: string;
                     captchaId?: string;
                     captchaCode?: string;
+                    /** @description true: the refresh token as an HttpOnly cookie, not in the answer */
+                    cookie?: boolean;
                 };
             };
         };
@@ -6115,6 +6123,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description With cookie: true: atrium_refresh=<the refresh token>; Path=/api/auth/refresh; Max-Age=<refreshExpiresIn>. Always HttpOnly and SameSite=Strict; Secure over HTTPS. */
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6128,8 +6138,8 @@ export interface operations {
                             tokenType: "Bearer";
                             /** @description seconds */
                             expiresIn: number;
-                            /** @description opaque, single use: each refresh returns a new one */
-                            refreshToken: string;
+                            /** @description opaque, single use: each refresh returns a new one. Absent when it went into the atrium_refresh cookie instead (web pages) */
+                            refreshToken?: string;
                             /** @description seconds */
                             refreshExpiresIn: number;
                         } & {
@@ -6258,12 +6268,16 @@ export interface operations {
             query?: never;
             header?: never;
             path?: never;
-            cookie?: never;
+            cookie?: {
+                /** @description the refresh token of a sign-in made with cookie: true, used when the body has no refreshToken (with the X-Requested-With header) */
+                atrium_refresh?: string;
+            };
         };
         requestBody: {
             content: {
                 "application/json": {
-                    refreshToken: string;
+                    /** @description absent: the atrium_refresh cookie's */
+                    refreshToken?: string;
                 };
             };
         };
@@ -6271,6 +6285,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description When the token came from the cookie: atrium_refresh=<the rotated refresh token>; Path=/api/auth/refresh; Max-Age=<refreshExpiresIn>; a 401 empties it (Max-Age=0). Always HttpOnly and SameSite=Strict; Secure over HTTPS. */
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6284,8 +6300,8 @@ export interface operations {
                             tokenType: "Bearer";
                             /** @description seconds */
                             expiresIn: number;
-                            /** @description opaque, single use: each refresh returns a new one */
-                            refreshToken: string;
+                            /** @description opaque, single use: each refresh returns a new one. Absent when it went into the atrium_refresh cookie instead (web pages) */
+                            refreshToken?: string;
                             /** @description seconds */
                             refreshExpiresIn: number;
                         };
@@ -6414,6 +6430,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description Emptied, so the browser forgets the session: atrium_refresh=; Path=/api/auth/refresh; Max-Age=0. Always HttpOnly and SameSite=Strict; Secure over HTTPS. */
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -35687,7 +35705,10 @@ export interface operations {
             path: {
                 token: string;
             };
-            cookie?: never;
+            cookie?: {
+                /** @description the access session of a password opened with cookie: true, used when there is no X-Share-Session header (a POST needs the X-Requested-With header with it) */
+                atrium_share_session?: string;
+            };
         };
         requestBody?: never;
         responses: {
@@ -35703,7 +35724,7 @@ export interface operations {
                         message: string;
                         data: {
                             passwordRequired: boolean;
-                            /** @description the X-Share-Session header names a valid access session */
+                            /** @description the X-Share-Session header (or the atrium_share_session cookie) names a valid access session */
                             hasSession: boolean;
                             /** @description collect: a folder to upload into (POST …/submissions); it is never listed */
                             kind?: "share" | "collect";
@@ -35865,6 +35886,8 @@ export interface operations {
             content: {
                 "application/json": {
                     password: string;
+                    /** @description true: the session as an HttpOnly cookie, not in the answer */
+                    cookie?: boolean;
                 };
             };
         };
@@ -35872,6 +35895,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description With cookie: true: atrium_share_session=<the session>; Path=/api/drive/public/shares/{token}; Max-Age=43200. Always HttpOnly and SameSite=Strict; Secure over HTTPS. */
+                    "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -35880,8 +35905,8 @@ export interface operations {
                         code: 0;
                         message: string;
                         data: {
-                            /** @description send it as the X-Share-Session header */
-                            sessionToken: string;
+                            /** @description send it as the X-Share-Session header; absent when it went into the atrium_share_session cookie */
+                            sessionToken?: string;
                             /**
                              * Format: date-time
                              * @description RFC 3339, UTC
@@ -36022,7 +36047,10 @@ export interface operations {
             path: {
                 token: string;
             };
-            cookie?: never;
+            cookie?: {
+                /** @description the access session of a password opened with cookie: true, used when there is no X-Share-Session header (a POST needs the X-Requested-With header with it) */
+                atrium_share_session?: string;
+            };
         };
         requestBody?: never;
         responses: {
@@ -36179,7 +36207,10 @@ export interface operations {
             path: {
                 token: string;
             };
-            cookie?: never;
+            cookie?: {
+                /** @description the access session of a password opened with cookie: true, used when there is no X-Share-Session header (a POST needs the X-Requested-With header with it) */
+                atrium_share_session?: string;
+            };
         };
         requestBody?: never;
         responses: {
@@ -36312,7 +36343,10 @@ export interface operations {
             path: {
                 token: string;
             };
-            cookie?: never;
+            cookie?: {
+                /** @description the access session of a password opened with cookie: true, used when there is no X-Share-Session header (a POST needs the X-Requested-With header with it) */
+                atrium_share_session?: string;
+            };
         };
         requestBody?: never;
         responses: {
@@ -36442,7 +36476,10 @@ export interface operations {
             path: {
                 token: string;
             };
-            cookie?: never;
+            cookie?: {
+                /** @description the access session of a password opened with cookie: true, used when there is no X-Share-Session header (a POST needs the X-Requested-With header with it) */
+                atrium_share_session?: string;
+            };
         };
         requestBody: {
             content: {
@@ -39083,7 +39120,10 @@ export interface operations {
             path: {
                 token: string;
             };
-            cookie?: never;
+            cookie?: {
+                /** @description the access session of a password opened with cookie: true, used when there is no X-Share-Session header (a POST needs the X-Requested-With header with it) */
+                atrium_share_session?: string;
+            };
         };
         requestBody: {
             content: {

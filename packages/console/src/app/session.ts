@@ -22,11 +22,16 @@ function adopt(tokens: { accessToken: string; expiresIn: number } | null) {
   }
 }
 
-/** One refresh at a time, however many calls found their token expired together. */
+/**
+ * One refresh at a time, however many calls found their token expired together — and across tabs:
+ * they share the cookie, and two tabs sending the same refresh token would look like a replay to
+ * the server, which ends the session (a Web Lock orders them).
+ */
 export function refresh(): Promise<string | null> {
+  const call = () => unwrap(api.POST('/api/auth/refresh', { body: {} }));
   refreshing ??= (async () => {
     try {
-      const tokens = await unwrap(api.POST('/api/auth/refresh', { body: { cookie: true } as never }));
+      const tokens = await (navigator.locks ? navigator.locks.request('atrium-refresh', call) : call());
       adopt(tokens);
       return tokens.accessToken;
     } catch {
@@ -49,7 +54,7 @@ export type SignInInput = {
 };
 
 export async function signIn(input: SignInInput) {
-  const answer = await unwrap(api.POST('/api/auth/login', { body: { ...input, cookie: true } as never }));
+  const answer = await unwrap(api.POST('/api/auth/login', { body: { ...input, cookie: true } }));
   adopt(answer);
   return answer.user;
 }

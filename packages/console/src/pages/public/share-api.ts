@@ -3,16 +3,10 @@ import type { operations } from '../../api/schema';
 
 /**
  * The calls of a share link's public page, through the one typed client. A password link's access
- * session (POST …/password) is held in memory only, per token, and sent back as X-Share-Session:
- * never in storage, so a script injected later finds nothing to carry away (CONSOLE.md).
+ * session (POST …/password with cookie: true) lives in an HttpOnly cookie scoped to the link's
+ * routes: the page never holds it, so an injected script finds nothing to carry away
+ * (docs/decisions/0032-browser-sessions.md).
  */
-const sessions = new Map<string, string>();
-
-export const shareSession = (token: string) => sessions.get(token) ?? null;
-const headers = (token: string): Record<string, string> => {
-  const s = sessions.get(token);
-  return s ? { 'X-Share-Session': s } : {};
-};
 type Ok<K extends keyof operations, S extends number = 200> = operations[K] extends {
   responses: { [status in S]: { content: { 'application/json': { data: infer T } } } };
 }
@@ -24,14 +18,16 @@ export type PublicNodePage = Ok<'drive.public_share.nodes'>;
 export type SubmissionReceipt = Ok<'drive.public_share.submit', 201>;
 
 export const shareMetadata = (token: string) =>
-  unwrap(api.GET('/api/drive/public/shares/{token}', { params: { path: { token } }, headers: headers(token) }));
+  unwrap(api.GET('/api/drive/public/shares/{token}', { params: { path: { token } } }));
 
 /** Opens the access session and keeps it for the later calls of this page. */
 export async function openSession(token: string, password: string) {
   const s = await unwrap(
-    api.POST('/api/drive/public/shares/{token}/password', { params: { path: { token } }, body: { password } }),
+    api.POST('/api/drive/public/shares/{token}/password', {
+      params: { path: { token } },
+      body: { password, cookie: true },
+    }),
   );
-  sessions.set(token, s.sessionToken);
   return s;
 }
 
@@ -39,7 +35,6 @@ export const browse = (token: string, q: { parentId?: number; page: number; page
   unwrap(
     api.GET('/api/drive/public/shares/{token}/nodes', {
       params: { path: { token }, query: q },
-      headers: headers(token),
     }),
   );
 
@@ -60,7 +55,6 @@ export const preview = (token: string, nodeId: number) =>
   blobOf(
     api.GET('/api/drive/public/shares/{token}/preview', {
       params: { path: { token }, query: { nodeId } },
-      headers: headers(token),
       parseAs: 'blob',
     }),
   );
@@ -69,7 +63,6 @@ export const content = (token: string, nodeId: number) =>
   blobOf(
     api.GET('/api/drive/public/shares/{token}/content', {
       params: { path: { token }, query: { nodeId } },
-      headers: headers(token),
       parseAs: 'blob',
     }),
   );
@@ -79,7 +72,6 @@ export const saveToMyDrive = (token: string, nodeId: number) =>
     api.POST('/api/drive/public/shares/{token}/save', {
       params: { path: { token } },
       body: { nodeId },
-      headers: headers(token),
     }),
   );
 
