@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { fileInside, openRepresentation, sendFile } from './static-files.ts';
+import { acceptedValues, fileInside, openRepresentation, sendFile } from './static-files.ts';
 
 /**
  * The web console (packages/console), built into its dist/ at install and served here
@@ -18,7 +18,7 @@ const IMMUTABLE = 'public, max-age=31536000, immutable'; // Vite's hashed file n
 const REVALIDATE = 'no-cache';
 
 /** The metric names of what the console answers (a console page load is not "unmatched"). */
-export const consoleOperations = { page: 'console.page.get', file: 'console.file.get' } as const;
+const consoleOperations = { page: 'console.page.get', file: 'console.file.get' } as const;
 
 /**
  * Scripts only from the service's own files: no inline script, no eval. Inline style is allowed:
@@ -27,7 +27,7 @@ export const consoleOperations = { page: 'console.page.get', file: 'console.file
  * The console's WebSocket (/api/ws) is the page's own origin: 'self' covers it in current
  * browsers, the ws: form of PUBLIC_BASE_URL covers older ones.
  */
-export function consolePolicy(publicBaseUrl: string): string {
+function consolePolicy(publicBaseUrl: string): string {
   const origin = new URL(publicBaseUrl);
   const socketOrigin = `${origin.protocol === 'https:' ? 'wss:' : 'ws:'}//${origin.host}`;
   return [
@@ -46,22 +46,17 @@ export function consolePolicy(publicBaseUrl: string): string {
 
 /**
  * Whether the request asks for a page: its Accept names text/html (a browser's navigation), or
- * it has no Accept at all (RFC 9110 §12.5.1: anything goes). `*∕*` alone is what fetch(), curl and
- * a page's scripts and images send: a missing script must stay a 404, not become the page.
+ * it has no Accept at all (RFC 9110 §12.5.1: anything goes). A bare wildcard is what fetch(),
+ * curl and a page's scripts and images send: a missing script must stay a 404, not become the page.
  */
-export function acceptsPage(accept: string | undefined): boolean {
-  if (accept === undefined || accept.trim() === '') return true;
-  return accept.split(',').some((range) => {
-    const [type = '', ...params] = range.trim().toLowerCase().split(';');
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    return type.trim() === 'text/html' && (q === undefined || Number(q.slice(2)) > 0);
-  });
+function acceptsPage(accept: string | undefined): boolean {
+  return accept === undefined || accept.trim() === '' || acceptedValues(accept).has('text/html');
 }
 
 const outsideConsole = (path: string) =>
   path === '/api' || path.startsWith('/api/') || path.startsWith('/.well-known/');
 
-export type ConsolePages = (req: FastifyRequest, reply: FastifyReply) => Promise<string | null>;
+type ConsolePages = (req: FastifyRequest, reply: FastifyReply) => Promise<string | null>;
 
 /**
  * Answers a GET or HEAD no route matched, and names what it answered (for metrics); null lets
@@ -117,11 +112,12 @@ const NOT_BUILT_PAGE = `<!doctype html>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}code{background:#8882;padding:0 .25rem}</style>
 </head><body>
 <h1>The console is not built</h1>
-<p>Atrium is running, and its API answers at <a href="/api/docs">/api/docs</a>, but the web console
+<p>Atrium is running, and so is its API (reference: <a href="/api/docs">/api/docs</a>), but the web console
 has not been built into <code>packages/console/dist</code>. <code>npm ci</code> builds it; the build was
 skipped (<code>npm ci --ignore-scripts</code>, or an install without dev dependencies) or the folder
 was removed.</p>
-<p>In the service's folder, run <code>${BUILD_COMMAND}</code>, then reload this page. The
-service need not be restarted.</p>
+<p>In the service's folder, run <code>${BUILD_COMMAND}</code>, then reload this page: the
+service need not be restarted. The build needs the dev dependencies; where they are left out,
+build on a machine that has them and copy <code>packages/console/dist</code> over.</p>
 </body></html>
 `;

@@ -81,14 +81,23 @@ const ENCODINGS = [
   { token: 'gzip', suffix: '.gz' },
 ] as const;
 
-/** Content codings the request accepts with q > 0 (RFC 9110 §12.5.3); `*` stands for any. */
-function acceptedEncodings(header: string | undefined): Set<string> {
+/**
+ * The values an Accept-style header accepts: those listed without `q=0` (RFC 9110 §12.4.2),
+ * lower-cased, parameters dropped (`text/html;level=1` is `text/html`).
+ */
+export function acceptedValues(header: string | undefined): Set<string> {
   const out = new Set<string>();
   for (const part of (header ?? '').split(',')) {
-    const [name = '', ...params] = part.trim().toLowerCase().split(';');
+    const [name = '', ...params] = part.toLowerCase().split(';');
     const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    if (name && (q === undefined || Number(q.slice(2)) > 0)) out.add(name.trim());
+    if (name.trim() && (q === undefined || Number(q.slice(2)) > 0)) out.add(name.trim());
   }
+  return out;
+}
+
+/** Content codings the request accepts (RFC 9110 §12.5.3); `*` stands for any. */
+function acceptedEncodings(header: string | undefined): Set<string> {
+  const out = acceptedValues(header);
   if (out.has('*')) for (const { token } of ENCODINGS) out.add(token);
   return out;
 }
