@@ -83,12 +83,12 @@ describe('assets', () => {
   });
 
   it('sends gzip when brotli is not accepted, and the file itself when neither is', async () => {
-    for (const accept of ['gzip', 'br;q=0, gzip;q=0.5']) {
+    for (const accept of ['gzip', 'br;q=0, gzip;q=0.5', 'br;q=0, *']) {
       const res = await get(ASSET, { 'accept-encoding': accept });
       expect(res.headers['content-encoding'], accept).toBe('gzip');
       expect(gunzipSync(res.rawPayload).equals(SCRIPT), accept).toBe(true);
     }
-    for (const accept of [undefined, 'identity', 'br;q=0, gzip;q=0']) {
+    for (const accept of [undefined, 'identity', 'br;q=0, gzip;q=0', '*;q=0, identity']) {
       const res = await get(ASSET, accept ? { 'accept-encoding': accept } : {});
       expect(res.headers['content-encoding'], accept).toBeUndefined();
       expect(res.headers.vary, accept).toBe('Accept-Encoding');

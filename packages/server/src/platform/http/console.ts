@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { acceptedValues, fileInside, openRepresentation, sendFile } from './static-files.ts';
+import { fileInside, openRepresentation, qualities, sendFile } from './static-files.ts';
 
 /**
  * The web console (packages/console), built into its dist/ at install and served here
@@ -50,7 +50,7 @@ function consolePolicy(publicBaseUrl: string): string {
  * curl and a page's scripts and images send: a missing script must stay a 404, not become the page.
  */
 function acceptsPage(accept: string | undefined): boolean {
-  return accept === undefined || accept.trim() === '' || acceptedValues(accept).has('text/html');
+  return accept === undefined || accept.trim() === '' || (qualities(accept).get('text/html') ?? 0) > 0;
 }
 
 const outsideConsole = (path: string) =>

@@ -82,24 +82,22 @@ const ENCODINGS = [
 ] as const;
 
 /**
- * The values an Accept-style header accepts: those listed without `q=0` (RFC 9110 §12.4.2),
- * lower-cased, parameters dropped (`text/html;level=1` is `text/html`).
+ * The values of an Accept-style header with their weights (RFC 9110 §12.4.2), lower-cased,
+ * other parameters dropped (`text/html;level=1` is `text/html`); q=0 means refused.
  */
-export function acceptedValues(header: string | undefined): Set<string> {
-  const out = new Set<string>();
+export function qualities(header: string | undefined): Map<string, number> {
+  const out = new Map<string, number>();
   for (const part of (header ?? '').split(',')) {
     const [name = '', ...params] = part.toLowerCase().split(';');
     const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    if (name.trim() && (q === undefined || Number(q.slice(2)) > 0)) out.add(name.trim());
+    if (name.trim()) out.set(name.trim(), q === undefined ? 1 : Number(q.slice(2)) || 0);
   }
   return out;
 }
 
-/** Content codings the request accepts (RFC 9110 §12.5.3); `*` stands for any. */
-function acceptedEncodings(header: string | undefined): Set<string> {
-  const out = acceptedValues(header);
-  if (out.has('*')) for (const { token } of ENCODINGS) out.add(token);
-  return out;
+/** Whether a content coding is accepted (RFC 9110 §12.5.3): named with q > 0, or `*` and not refused by name. */
+function acceptsEncoding(weights: Map<string, number>, token: string): boolean {
+  return (weights.get(token) ?? weights.get('*') ?? 0) > 0;
 }
 
 /**
@@ -112,9 +110,9 @@ export async function openRepresentation(
 ): Promise<(Opened & { encoding: string | null }) | null> {
   const original = await openRegularFile(path);
   if (!original) return null;
-  const accepted = acceptedEncodings(acceptEncoding);
+  const weights = qualities(acceptEncoding);
   for (const { token, suffix } of ENCODINGS) {
-    if (!accepted.has(token)) continue;
+    if (!acceptsEncoding(weights, token)) continue;
     const variant = await openRegularFile(path + suffix);
     if (variant && variant.stats.mtimeMs >= original.stats.mtimeMs) {
       await original.handle.close();
