@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -83,10 +84,16 @@ export function consolePages(opts: { dir: string; publicBaseUrl: string }): Cons
     const root = path === '/' || file === indexFile;
     if (!root && (path.startsWith('/assets/') || !acceptsPage(req.headers.accept))) return null;
 
-    securityHeaders(reply).header('content-security-policy', policy);
     const page = await openRepresentation(indexFile, req.headers['accept-encoding']);
-    if (page) sendFile(req, reply, indexFile, page, REVALIDATE);
-    else reply.code(503).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(NOT_BUILT_PAGE);
+    securityHeaders(reply);
+    if (page) sendFile(req, reply.header('content-security-policy', policy), indexFile, page, REVALIDATE);
+    else
+      reply
+        .code(503)
+        .header('content-security-policy', NOT_BUILT_POLICY)
+        .header('cache-control', 'no-store')
+        .type('text/html; charset=utf-8')
+        .send(NOT_BUILT_PAGE);
     return consoleOperations.page;
   };
 }
@@ -104,12 +111,15 @@ export function consoleStatusLine(dir: string, base: string): string {
 /**
  * What a browser sees at / when the console is not built: the build was skipped
  * (`npm ci --ignore-scripts`, an install without dev dependencies) or dist/ was removed.
- * No script, nothing from outside: it says what to run.
+ * No script, nothing from outside; its one style block is allowed by its hash.
  */
+const NOT_BUILT_STYLE =
+  'body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}code{background:#8882;padding:0 .25rem}';
+const NOT_BUILT_POLICY = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(NOT_BUILT_STYLE).digest('base64')}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 const NOT_BUILT_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Atrium: the console is not built</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}code{background:#8882;padding:0 .25rem}</style>
+<style>${NOT_BUILT_STYLE}</style>
 </head><body>
 <h1>The console is not built</h1>
 <p>Atrium is running, and so is its API (reference: <a href="/api/docs">/api/docs</a>), but the web console
