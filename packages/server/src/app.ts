@@ -30,6 +30,7 @@ import { createSecretBox } from './platform/crypto/secrets.ts';
 import type { Database } from './platform/db/client.ts';
 import { createEgress } from './platform/egress/client.ts';
 import type { ModuleEvents } from './platform/events/types.ts';
+import { consolePages, DEFAULT_CONSOLE_DIR } from './platform/http/console.ts';
 import { registerDocsRoutes, registerOpenApi } from './platform/http/openapi.ts';
 import { createPublicLinks } from './platform/http/public-links.ts';
 import { createHttpServer } from './platform/http/server.ts';
@@ -70,6 +71,8 @@ export type AppDeps = {
   logDestination?: DestinationStream;
   /** Tests only: events of modules that do not exist yet, declared beside the module ones. */
   extraEvents?: readonly ModuleEvents[];
+  /** the built console served at / (default packages/console/dist); tests give a fixture */
+  consoleDir?: string;
 };
 
 declare module 'fastify' {
@@ -172,6 +175,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     cache,
     resolveAuth: identity.resolveAuth,
     resolveAppAuth: openPlatform.resolveAppAuth,
+    pages: consolePages({ dir: deps.consoleDir ?? DEFAULT_CONSOLE_DIR, publicBaseUrl: config.publicBaseUrl }),
   });
   app.decorate('ctx', ctx);
   app.decorate('identity', identity);

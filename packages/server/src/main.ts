@@ -4,6 +4,7 @@ import { seedIdentity } from './modules/identity/index.ts';
 import { createCache } from './platform/cache/cache.ts';
 import { openDatabase } from './platform/db/client.ts';
 import { runMigrations } from './platform/db/migrate.ts';
+import { consoleStatusLine, DEFAULT_CONSOLE_DIR } from './platform/http/console.ts';
 import { logDestination } from './platform/logging/destination.ts';
 import { openServiceDatabase, type ServiceDatabase } from './service-database.ts';
 import { onStopRequest } from './stop-requests.ts';
@@ -82,6 +83,7 @@ function announce(config: Config, store: ServiceDatabase, { cache, seed }: Servi
   const base = ownAddress(config.host, config.port);
   const lines = [
     `Atrium is running at ${base}/api (database: ${store.where}, cache: ${cache.kind})`,
+    consoleStatusLine(DEFAULT_CONSOLE_DIR, base),
     `API reference: ${base}/api/docs`,
     `Platform administrator: ${seed.adminUsername}` +
       (seed.generatedPassword

@@ -79,6 +79,8 @@ export type TestAppOptions = {
   logDestination?: AppDeps['logDestination'];
   /** events of modules that do not exist yet (sample webhook events) */
   extraEvents?: AppDeps['extraEvents'];
+  /** a built console of the test's own (default: packages/console/dist, built or not) */
+  consoleDir?: AppDeps['consoleDir'];
 };
 
 /** One app on a fresh database, seeded, with tokens for the platform and demo administrators. */
@@ -102,6 +104,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     extraRoutes: opts.extraRoutes,
     logDestination: opts.logDestination,
     extraEvents: opts.extraEvents,
+    consoleDir: opts.consoleDir,
     ...(opts.license ? { license: loadLicense(opts.license) } : {}),
   });
   await seedIdentity(app.ctx, app.permissionCodes);

@@ -8,8 +8,9 @@ import { freeLoopbackPort } from '../../src/platform/net/free-port.ts';
 
 /**
  * The newcomer's path, end to end: `npm start` with no DATABASE_URL runs an embedded PostgreSQL
- * under DATA_DIR. Real processes, real signals: start, sign in, write, stop, start again, the data
- * is still there; a crash (kill -9) leaves the server running and the next start recovers it.
+ * under DATA_DIR and serves the console `npm ci` built. Real processes, real signals: start, sign
+ * in, write, stop, start again, the data is still there; a crash (kill -9) leaves the server
+ * running and the next start recovers it.
  */
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 const REPO = fileURLToPath(new URL('../../../..', import.meta.url));
@@ -164,6 +165,12 @@ describe('the embedded PostgreSQL default', { timeout: 180_000 }, () => {
     const first = await startService(dataDir);
     await ready(first);
     expect(first.output()).toContain(`embedded PostgreSQL in ${dataDir}/pg`);
+    // the console too: npm ci built it (the root prepare script), the service serves it at /
+    await until('the banner names the console', () => first.output().includes('Console: '), 5_000);
+    expect(first.output()).toContain(`Console: ${first.base}/\n`);
+    const page = await fetch(`${first.base}/`, { headers: { accept: 'text/html' } });
+    expect(page.status, 'GET /: is packages/console/dist built (npm run build -w @atrium/console)?').toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
     const token = await signIn(first);
     const created = await postJson(first, token, '/api/dict-types', {
       code: 'kept_across_restart',

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { License } from '../auth/license.ts';
 import type { Scope } from '../auth/principal.ts';
@@ -33,6 +33,11 @@ export type HttpServerOptions = {
   resolveAppAuth: AppAuthResolver;
   /** rate-limit counters (route `rateLimit`) */
   cache: Pick<Cache, 'incr'>;
+  /**
+   * Answers a request no route matched (the console's pages and files) and returns the operation
+   * name its metrics carry, or null to let the 404 answer.
+   */
+  pages?: (req: FastifyRequest, reply: FastifyReply) => Promise<string | null>;
 };
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
@@ -80,12 +85,18 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     checkText(req);
   });
 
+  const pageOperations = new WeakMap<FastifyRequest, string>();
   app.addHook('onResponse', async (req, reply) => {
-    const operation = req.routeOptions.config.operation ?? 'unmatched';
+    const operation = req.routeOptions.config.operation ?? pageOperations.get(req) ?? 'unmatched';
     opts.metrics.observeRequest(operation, req.method, reply.statusCode, reply.elapsedTime / 1000);
   });
 
-  app.setNotFoundHandler(async (req) => {
+  app.setNotFoundHandler(async (req, reply) => {
+    const page = await opts.pages?.(req, reply);
+    if (page) {
+      pageOperations.set(req, page);
+      return reply;
+    }
     throw httpErrors.routeNotFound(req.method, req.url.split('?')[0] ?? req.url);
   });
 
