@@ -2,10 +2,11 @@ import { lazy } from 'react';
 import { Route, Routes } from 'react-router';
 
 /**
- * Every page is a lazy chunk: the sign-in page loads without the shell, the shell without the
- * pages. An area adds its pages here and in pages/<area>/; the shell does not change for it.
+ * Every page is a lazy chunk: the sign-in page loads without antd or the shell, the shell without
+ * the pages. An area adds its pages here and in pages/<area>/; the shell does not change for it.
  */
 const SignIn = lazy(() => import('../pages/auth/sign-in'));
+const AntdLayout = lazy(() => import('./antd-layout'));
 const Consent = lazy(() => import('../pages/oauth/consent'));
 const SignedIn = lazy(() => import('./signed-in'));
 const Dashboard = lazy(() => import('../pages/dashboard'));
@@ -17,12 +18,14 @@ export function AppRoutes() {
   return (
     <Routes>
       <Route path="/login" element={<SignIn />} />
-      {/* the OAuth authorization endpoint of the discovery document: outside the shell, like sign-in */}
-      <Route path="/oauth2/authorize" element={<Consent />} />
-      <Route path="/s/:token" element={<SharePage />} />
-      <Route path="/" element={<SignedIn />}>
-        <Route index element={<Dashboard />} />
-        <Route path="*" element={<Unbuilt />} />
+      <Route element={<AntdLayout />}>
+        {/* the OAuth authorization endpoint of the discovery document: outside the shell, like sign-in */}
+        <Route path="/oauth2/authorize" element={<Consent />} />
+        <Route path="/s/:token" element={<SharePage />} />
+        <Route path="/" element={<SignedIn />}>
+          <Route index element={<Dashboard />} />
+          <Route path="*" element={<Unbuilt />} />
+        </Route>
       </Route>
     </Routes>
   );

@@ -1,21 +1,14 @@
 import { Alert } from 'antd';
-import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
-import { ApiCallError } from '../api/client';
+import { errorText, requestIdOf } from './error-text';
 
-/**
- * An error as a person reads it: the server's error key translated (its own message otherwise),
- * and always the request id, so support can find the log lines.
- */
-export function errorText(t: TFunction, err: unknown): string {
-  if (err instanceof ApiCallError) return t(`errors:${err.body.error}`, { defaultValue: err.body.message });
-  return t('errors:network');
-}
+export { errorText } from './error-text';
 
+/** An error in an antd page: translated, with the request id. */
 export function ErrorMessage({ error }: { error: unknown }) {
   const { t } = useTranslation();
   if (!error) return null;
-  const id = error instanceof ApiCallError ? error.body.requestId : undefined;
+  const id = requestIdOf(error);
   return (
     <Alert
       type="error"

@@ -1,0 +1,14 @@
+import type { TFunction } from 'i18next';
+import { ApiCallError } from '../api/client';
+
+/**
+ * An error as a person reads it: the server's error key translated (its own message otherwise);
+ * with the request id, so support can find the log lines.
+ */
+export function errorText(t: TFunction, err: unknown): string {
+  if (err instanceof ApiCallError) return t(`errors:${err.body.error}`, { defaultValue: err.body.message });
+  return t('errors:network');
+}
+
+export const requestIdOf = (err: unknown): string | undefined =>
+  err instanceof ApiCallError ? err.body.requestId : undefined;
