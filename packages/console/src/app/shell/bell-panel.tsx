@@ -63,20 +63,26 @@ export default function BellPanel({ onClose }: { onClose: () => void }) {
           >
             <Flex justify="space-between" gap={8} align="start">
               <div style={{ minWidth: 0 }}>
-                <Button
-                  type="link"
-                  size="small"
-                  style={{
-                    padding: 0,
-                    height: 'auto',
-                    fontWeight: m.isRead ? 400 : 600,
-                    whiteSpace: 'normal',
-                    textAlign: 'start',
-                  }}
-                  onClick={() => open(m.id, m.isRead, m.link)}
-                >
-                  {m.isRead ? m.title : t('unreadTitle', { title: m.title })}
-                </Button>
+                {linkTarget(m.link) ? (
+                  <Button
+                    type="link"
+                    size="small"
+                    style={{
+                      padding: 0,
+                      height: 'auto',
+                      fontWeight: m.isRead ? 400 : 600,
+                      whiteSpace: 'normal',
+                      textAlign: 'start',
+                    }}
+                    onClick={() => open(m.id, m.isRead, m.link)}
+                  >
+                    {m.isRead ? m.title : t('unreadTitle', { title: m.title })}
+                  </Button>
+                ) : (
+                  <Typography.Text strong={!m.isRead}>
+                    {m.isRead ? m.title : t('unreadTitle', { title: m.title })}
+                  </Typography.Text>
+                )}
                 <Typography.Text type="secondary" style={{ display: 'block', fontSize: 12 }}>
                   {when.format(new Date(m.createdAt))}
                 </Typography.Text>
