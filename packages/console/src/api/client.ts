@@ -24,6 +24,9 @@ export function setAccessToken(token: string | null) {
   accessToken = token;
 }
 
+/** The current access token, for what cannot send a header: the live socket's URL (/api/ws). */
+export const currentAccessToken = () => accessToken;
+
 /** What to do when a call answers 401: refresh the session once, or give up (sign-in page). */
 export function handleUnauthorized(refresh: () => Promise<string | null>) {
   onUnauthorized = refresh;

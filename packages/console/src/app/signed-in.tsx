@@ -1,4 +1,6 @@
-import { QueryProvider } from './queries';
+import { useEffect } from 'react';
+import { startLive } from './live';
+import { QueryProvider, queryClient } from './queries';
 import { RequireSession } from './require-session';
 import { Shell } from './shell/layout';
 
@@ -7,8 +9,15 @@ export default function SignedIn() {
   return (
     <QueryProvider>
       <RequireSession>
+        <Live />
         <Shell />
       </RequireSession>
     </QueryProvider>
   );
+}
+
+/** The one live socket of the signed-in console (live.ts), open while the shell is. */
+function Live() {
+  useEffect(() => startLive(queryClient), []);
+  return null;
 }

@@ -7,6 +7,7 @@ import { LANGUAGES, type Language, setLanguage } from '../../i18n';
 import { useMe } from '../me';
 import { setTheme, useTheme } from '../preferences';
 import { signOut } from '../session';
+import { NotificationBell } from './bell';
 import { menuItems, menuName, menuTrail } from './menu-items';
 
 /** The frame of every signed-in page: navigation from the server's menus, breadcrumbs, the person's switches. */
@@ -50,6 +51,7 @@ export function Shell() {
         >
           <Typography.Text strong>{me.data.tenant?.name ?? ''}</Typography.Text>
           <Space>
+            <NotificationBell />
             <Segmented
               aria-label={t('theme.label')}
               value={theme}
