@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { License } from '../auth/license.ts';
@@ -11,6 +10,7 @@ import { handleClientError, handleError, handleFrameworkError } from './error-ha
 import { httpErrors, OAuthErrorBody } from './errors.ts';
 import { checkMediaType, checkText } from './request-checks.ts';
 import { requestGate } from './request-gate.ts';
+import { requestIdOf } from './request-id.ts';
 import { MAX_PARAM_LENGTH, type RouteConfig } from './route.ts';
 import { lazySchemaCompilers } from './schema-compilers.ts';
 import { ErrorBody } from './schemas.ts';
@@ -35,8 +35,6 @@ export type HttpServerOptions = {
   cache: Pick<Cache, 'incr'>;
 };
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
-
 /**
  * The Fastify instance every module registers its routes on, with what route() relies on: the
  * request id, the schema compilers, the body parsers, the onRequest gate (licence, rate limits,
@@ -50,10 +48,7 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     trustProxy: opts.config.trustProxy,
     bodyLimit: opts.config.bodyLimitBytes,
     // A caller's request id is kept (tracing across services) when it looks like one.
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    genReqId: (req) => requestIdOf(req.headers['x-request-id']),
     // unsubscribe tokens and other signed path values run to 2,000 characters (default 100)
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: handleFrameworkError,
