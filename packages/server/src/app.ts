@@ -32,7 +32,7 @@ import { createEgress } from './platform/egress/client.ts';
 import type { ModuleEvents } from './platform/events/types.ts';
 import { registerDocsRoutes, registerOpenApi } from './platform/http/openapi.ts';
 import { createPublicLinks } from './platform/http/public-links.ts';
-import { createHttpServer } from './platform/http/server.ts';
+import { createHttpServer, type HttpServerOptions } from './platform/http/server.ts';
 import { createJobs } from './platform/jobs/jobs.ts';
 import { createMetrics } from './platform/metrics/metrics.ts';
 import { createRealtimeHub } from './platform/realtime/hub.ts';
@@ -70,6 +70,8 @@ export type AppDeps = {
   logDestination?: DestinationStream;
   /** Tests only: events of modules that do not exist yet, declared beside the module ones. */
   extraEvents?: readonly ModuleEvents[];
+  /** Tests only: told of every answer the document does not declare (platform/http/server.ts). */
+  onUndocumentedAnswer?: HttpServerOptions['onUndocumentedAnswer'];
 };
 
 declare module 'fastify' {
@@ -172,6 +174,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     cache,
     resolveAuth: identity.resolveAuth,
     resolveAppAuth: openPlatform.resolveAppAuth,
+    onUndocumentedAnswer: deps.onUndocumentedAnswer,
   });
   app.decorate('ctx', ctx);
   app.decorate('identity', identity);

@@ -6,6 +6,7 @@ import type { Cache } from '../cache/cache.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { AppAuthResolver, AuthResolver } from './authentication.ts';
 import { registerBodyParsers } from './body-parsers.ts';
+import { undocumentedAnswer } from './documented-answers.ts';
 import { handleClientError, handleError, handleFrameworkError } from './error-handler.ts';
 import { httpErrors, OAuthErrorBody } from './errors.ts';
 import { checkMediaType, checkText } from './request-checks.ts';
@@ -33,7 +34,11 @@ export type HttpServerOptions = {
   resolveAppAuth: AppAuthResolver;
   /** rate-limit counters (route `rateLimit`) */
   cache: Pick<Cache, 'incr'>;
+  /** Tests only: told of every answer whose status or media type the route's document does not declare. */
+  onUndocumentedAnswer?: (answer: UndocumentedAnswer) => void;
 };
+
+export type UndocumentedAnswer = { operation: string; method: string; url: string; problem: string };
 
 /**
  * The Fastify instance every module registers its routes on, with what route() relies on: the
@@ -76,8 +81,12 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
   });
 
   app.addHook('onResponse', async (req, reply) => {
-    const operation = req.routeOptions.config.operation ?? 'unmatched';
+    const { operation = 'unmatched', answers } = req.routeOptions.config;
     opts.metrics.observeRequest(operation, req.method, reply.statusCode, reply.elapsedTime / 1000);
+    if (answers && opts.onUndocumentedAnswer) {
+      const problem = undocumentedAnswer(answers, reply.statusCode, reply.getHeader('content-type'));
+      if (problem) opts.onUndocumentedAnswer({ operation, method: req.method, url: req.url, problem });
+    }
   });
 
   app.setNotFoundHandler(async (req) => {
