@@ -20,10 +20,11 @@ function entriesOf(doc: ApiDocument): Entry[] {
     for (const [method, op] of Object.entries(item)) {
       if (!METHODS.includes(method)) continue;
       if (!op.operationId) throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
-      // no `security`: the document's global BearerAuth, a console sign-in
+      // no `security`: the document's global BearerAuth, a console sign-in; none, or an empty
+      // requirement among them: no credentials needed
       const access = !op.security
         ? 'user'
-        : op.security.length === 0
+        : op.security.length === 0 || op.security.some((s) => Object.keys(s).length === 0)
           ? 'public'
           : op.security.some((s) => 'OAuth2' in s)
             ? 'application'

@@ -20,6 +20,8 @@ describe('mayCall', () => {
   it('a signed-in operation without a permission, and a public one, for anyone signed in', () => {
     expect(mayCall('identity.session.me', none)).toBe(true);
     expect(mayCall('docs.openapi.get', none)).toBe(true);
+    // a sign-in is optional there (security: [{}, { BearerAuth: [] }])
+    expect(mayCall('files.file.content', none)).toBe(true);
   });
 
   it('never an application’s operation: a console sign-in is refused there', () => {

@@ -235,7 +235,7 @@ export function route<S extends Schemas, R extends boolean = false>(app: Fastify
       summary,
       description,
       operationId: def.operation,
-      ...(def.auth === 'user' ? {} : { security: def.auth === 'app' ? [{ OAuth2: def.scopes ?? [] }] : [] }),
+      ...(def.auth === 'user' ? {} : { security: securityOf(def.auth, def.scopes) }),
       ...(def.scopes ? { 'x-scopes': def.scopes } : {}),
       ...(def.permission ? { 'x-permission': def.permission } : {}),
       ...(def.feature ? { 'x-feature': def.feature } : {}),
@@ -270,6 +270,16 @@ export function route<S extends Schemas, R extends boolean = false>(app: Fastify
 }
 
 const OK = { ok: true } as const;
+
+/**
+ * The operation's `security` (no entry: the document's global BearerAuth): none for public
+ * routes; for optional ones none or a bearer token, an empty requirement making it optional
+ * (OpenAPI 3.1, Operation Object `security`); an application's OAuth 2 token with its scopes.
+ */
+function securityOf(auth: Exclude<AuthMode, 'user'>, scopes: string[] | undefined): Record<string, string[]>[] {
+  if (auth === 'app') return [{ OAuth2: scopes ?? [] }];
+  return auth === 'optional' ? [{}, { BearerAuth: [] }] : [];
+}
 
 const JSON_TYPE = 'application/json';
 
