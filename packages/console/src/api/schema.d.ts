@@ -52866,7 +52866,7 @@ export interface operations {
             query: {
                 page: number;
                 pageSize: number;
-                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final (docs/decisions/0021-payment-core.md) */
+                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final */
                 status?: "unsent" | "paying" | "succeeded" | "closed" | "failed" | "unknown";
                 channel?: "sandbox" | "channel_a" | "channel_b" | "channel_c";
                 orderNo?: string;
@@ -52898,7 +52898,7 @@ export interface operations {
                                 /** @description Integer id */
                                 configId: number;
                                 subject: string;
-                                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final (docs/decisions/0021-payment-core.md) */
+                                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final */
                                 status: "unsent" | "paying" | "succeeded" | "closed" | "failed" | "unknown";
                                 channelTradeNo: string | null;
                                 payPayload: {
@@ -53083,7 +53083,7 @@ export interface operations {
                             /** @description Integer id */
                             configId: number;
                             subject: string;
-                            /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final (docs/decisions/0021-payment-core.md) */
+                            /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final */
                             status: "unsent" | "paying" | "succeeded" | "closed" | "failed" | "unknown";
                             channelTradeNo: string | null;
                             payPayload: {
@@ -53245,7 +53245,7 @@ export interface operations {
                             /** @description Integer id */
                             configId: number;
                             subject: string;
-                            /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final (docs/decisions/0021-payment-core.md) */
+                            /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final */
                             status: "unsent" | "paying" | "succeeded" | "closed" | "failed" | "unknown";
                             channelTradeNo: string | null;
                             payPayload: {
@@ -53322,7 +53322,7 @@ export interface operations {
                             /** @description Integer id */
                             configId: number;
                             subject: string;
-                            /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final (docs/decisions/0021-payment-core.md) */
+                            /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final */
                             status: "unsent" | "paying" | "succeeded" | "closed" | "failed" | "unknown";
                             channelTradeNo: string | null;
                             payPayload: {
@@ -53502,7 +53502,7 @@ export interface operations {
                                 /** @description Integer id */
                                 configId: number;
                                 subject: string;
-                                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final (docs/decisions/0021-payment-core.md) */
+                                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final */
                                 status: "unsent" | "paying" | "succeeded" | "closed" | "failed" | "unknown";
                                 channelTradeNo: string | null;
                                 payPayload: {
@@ -53695,7 +53695,7 @@ export interface operations {
                                 /** @description Integer id */
                                 configId: number;
                                 subject: string;
-                                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final (docs/decisions/0021-payment-core.md) */
+                                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final */
                                 status: "unsent" | "paying" | "succeeded" | "closed" | "failed" | "unknown";
                                 channelTradeNo: string | null;
                                 payPayload: {
@@ -53910,7 +53910,7 @@ export interface operations {
                                 /** @description Integer id */
                                 configId: number;
                                 subject: string;
-                                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final (docs/decisions/0021-payment-core.md) */
+                                /** @description unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; succeeded, closed, failed: final */
                                 status: "unsent" | "paying" | "succeeded" | "closed" | "failed" | "unknown";
                                 channelTradeNo: string | null;
                                 payPayload: {

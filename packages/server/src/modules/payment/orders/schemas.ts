@@ -14,7 +14,7 @@ export const OrderStatusSchema = Type.Union(
     description:
       'unsent: the creation never reached the channel (nothing exists there; `lastError` says why) — posting the same order again retries it, and it is closed at its expiry without a query; ' +
       'paying: open at the channel; unknown: the creation call got no definite answer (the channel may hold it) until a query says; ' +
-      'succeeded, closed, failed: final (docs/decisions/0021-payment-core.md)',
+      'succeeded, closed, failed: final',
   },
 );
 export const RefundStatusSchema = Type.Union(
