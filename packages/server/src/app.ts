@@ -33,7 +33,7 @@ import type { ModuleEvents } from './platform/events/types.ts';
 import { consolePages, DEFAULT_CONSOLE_DIR } from './platform/http/console.ts';
 import { registerDocsRoutes, registerOpenApi } from './platform/http/openapi.ts';
 import { createPublicLinks } from './platform/http/public-links.ts';
-import { createHttpServer } from './platform/http/server.ts';
+import { createHttpServer, type HttpServerOptions } from './platform/http/server.ts';
 import { createJobs } from './platform/jobs/jobs.ts';
 import { createMetrics } from './platform/metrics/metrics.ts';
 import { createRealtimeHub } from './platform/realtime/hub.ts';
@@ -73,6 +73,8 @@ export type AppDeps = {
   extraEvents?: readonly ModuleEvents[];
   /** the built console served at / (default packages/console/dist); tests give a fixture */
   consoleDir?: string;
+  /** Tests only: told of every answer the document does not declare (platform/http/server.ts). */
+  onUndocumentedAnswer?: HttpServerOptions['onUndocumentedAnswer'];
 };
 
 declare module 'fastify' {
@@ -176,6 +178,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     resolveAuth: identity.resolveAuth,
     resolveAppAuth: openPlatform.resolveAppAuth,
     pages: consolePages({ dir: deps.consoleDir ?? DEFAULT_CONSOLE_DIR, publicBaseUrl: config.publicBaseUrl }),
+    onUndocumentedAnswer: deps.onUndocumentedAnswer,
   });
   app.decorate('ctx', ctx);
   app.decorate('identity', identity);

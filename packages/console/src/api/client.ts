@@ -1,5 +1,5 @@
 import createClient, { type Middleware } from 'openapi-fetch';
-import type { paths } from './schema';
+import type { paths } from './schema.d.ts';
 
 /**
  * The one client: every call of the console goes through it, typed by the committed snapshot of

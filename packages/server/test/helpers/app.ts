@@ -6,6 +6,7 @@ import { loadLicense } from '../../src/platform/auth/license.ts';
 import { type Cache, createCache } from '../../src/platform/cache/cache.ts';
 import { type Database, openDatabase } from '../../src/platform/db/client.ts';
 import { runMigrations } from '../../src/platform/db/migrate.ts';
+import type { UndocumentedAnswer } from '../../src/platform/http/server.ts';
 import { ADMIN_PASSWORD, testConfig } from './config.ts';
 import { adminQuery, withDatabase } from './database.ts';
 
@@ -83,7 +84,12 @@ export type TestAppOptions = {
   consoleDir?: AppDeps['consoleDir'];
 };
 
-/** One app on a fresh database, seeded, with tokens for the platform and demo administrators. */
+/**
+ * One app on a fresh database, seeded, with tokens for the platform and demo administrators.
+ * Every answer it gives is checked against the route's document: `close()` fails naming each
+ * status or media type a route answered that its document does not declare, so the document the
+ * console is generated from stays truthful for everything the tests provoke.
+ */
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const ownStore = !opts.store;
   const store = opts.store ?? (await createTestStore());
@@ -96,7 +102,9 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
   const database = await openDatabase({ url: store.url, kind: 'external', poolMax: config.databasePoolMax });
   await runMigrations(database);
   const cache = createCache({ redisUrl: config.redisUrl, prefix: config.redisKeyPrefix });
+  const undocumented = new Map<string, UndocumentedAnswer>();
   const app = await buildApp({
+    onUndocumentedAnswer: (a) => undocumented.set(`${a.operation} ${a.problem}`, a),
     config,
     database,
     cache,
@@ -124,6 +132,12 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
       await cache.close();
       await database.close();
       if (ownStore) await store.drop();
+      if (undocumented.size) {
+        const lines = [...undocumented.values()].map(
+          (a) => `  ${a.operation} (${a.method} ${a.url.slice(0, 100)}): ${a.problem}`,
+        );
+        throw new Error(`answers the OpenAPI document does not declare (route.ts responses):\n${lines.join('\n')}`);
+      }
     },
   };
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, type TestApp } from '../helpers/app.ts';
+import { expectDocumented, type OpenApiDoc, openApiDoc } from '../helpers/documented.ts';
 import {
   type Callback,
   type Channel,
@@ -25,10 +26,12 @@ import {
 let sims: Sims;
 let t: TestApp;
 let token: string;
+let doc: OpenApiDoc;
 
 beforeAll(async () => {
   sims = await startSims();
   t = await notifyApp(sims);
+  doc = await openApiDoc(t.app);
   token = t.demoAdminToken;
   for (const channel of ['channel_a', 'channel_b', 'channel_c'] as const) await configure(t, token, sims, channel);
 });
@@ -78,7 +81,10 @@ function expectAck(res: Awaited<ReturnType<typeof deliver>>, channel: Channel) {
   expect(res.statusCode, res.body).toBe(want.status);
   expect(res.body).toBe(want.body);
   expect(res.headers['content-type']).toBe(want.type);
+  expectDocumented(doc, 'POST', NOTIFY_PATH, res);
 }
+
+const NOTIFY_PATH = '/api/public/payment/notify/{channel}';
 
 describe.each(['channel_a', 'channel_b', 'channel_c'] as const)('%s payment callback', (channel) => {
   it('a valid callback is applied once, acknowledged exactly, logged; a repeat changes nothing', async () => {
@@ -111,6 +117,7 @@ describe.each(['channel_a', 'channel_b', 'channel_c'] as const)('%s payment call
     expect(res.statusCode).toBe(401);
     expect(res.headers['content-type']).toBe(REFUSED[channel].type);
     expect(res.body).toBe(REFUSED[channel].body);
+    expectDocumented(doc, 'POST', NOTIFY_PATH, res);
     const [log] = await lastLogs(t);
     expect(log).toMatchObject({ channel, signatureValid: false, result: 'invalid_signature', tenantId: null });
     expect(log?.message).toMatch(/^config \d+: /);

@@ -134,6 +134,22 @@ describe('framework refusals answer the envelope', () => {
     expectEnvelope(res, 431, 'request.headers_too_large');
   });
 
+  it('a header past the limit: 431 echoing the caller’s X-Request-Id, or a fresh one for an id that is not one', async () => {
+    const big = `x-filler: ${'b'.repeat(20_000)}\r\n`;
+    const kept = await raw(`GET /api/health HTTP/1.1\r\nhost: x\r\nX-Request-Id: trace-431.abc_def\r\n${big}\r\n`);
+    expectEnvelope(kept, 431, 'request.headers_too_large');
+    expect(JSON.parse(kept.body).requestId).toBe('trace-431.abc_def');
+
+    // after the oversized header: the bytes Node refused still hold it
+    const after = await raw(`GET /api/health HTTP/1.1\r\nhost: x\r\n${big}x-request-id: after-the-filler\r\n\r\n`);
+    expectEnvelope(after, 431, 'request.headers_too_large');
+    expect(JSON.parse(after.body).requestId).toBe('after-the-filler');
+
+    const refused = await raw(`GET /api/health HTTP/1.1\r\nhost: x\r\nx-request-id: no spaces!\r\n${big}\r\n`);
+    expectEnvelope(refused, 431, 'request.headers_too_large');
+    expect(JSON.parse(refused.body).requestId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
   it('bytes that are not HTTP: 400', async () => {
     expectEnvelope(await raw('HELLO THERE\r\n\r\n'), 400, 'request.malformed');
   });

@@ -133,6 +133,15 @@ describe('GET /api/openapi.json', () => {
     }
   });
 
+  it('makes the token optional where a sign-in is optional (an empty requirement, OpenAPI 3.1 Operation Object `security`)', () => {
+    for (const [path, method] of [
+      ['/api/files/{id}/content', 'get'],
+      ['/api/frontend-errors', 'post'],
+    ] as const) {
+      expect(doc.paths[path]?.[method]?.security, path).toEqual([{}, { BearerAuth: [] }]);
+    }
+  });
+
   it('keeps the global security on signed-in routes', () => {
     for (const path of ['/api/auth/me', '/api/monitor/server', '/api/dashboard/stats', '/api/license']) {
       expect(doc.paths[path]?.get, path).toBeDefined();

@@ -1,5 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { type ExtraResponse, envelopeError } from '../../platform/http/route.ts';
 import { FileSlice } from '../../platform/storage/file-slice.ts';
 import type { ByteRange } from '../../platform/storage/provider.ts';
 import { filesErrors } from './errors.ts';
@@ -64,6 +66,16 @@ const INLINE_TYPES = new Set([
   'image/avif',
   'application/pdf',
 ]);
+
+/** What sendContent answers besides the whole file (200), for the document of a route using it. */
+export const contentResponses = {
+  206: {
+    description: 'Partial Content: the one range asked for (Range), with Content-Range',
+    content: { '*/*': Type.String({ format: 'binary' }) },
+  },
+  304: { description: 'Not Modified: If-None-Match names the current ETag' },
+  416: envelopeError('files.range_not_satisfiable: the range starts past the end (Content-Range: bytes */size)'),
+} satisfies Record<number, ExtraResponse>;
 
 /** Answers a content request: 304, 206, 416 or 200, streaming the bytes from the provider. */
 export async function sendContent(

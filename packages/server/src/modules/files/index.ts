@@ -18,7 +18,7 @@ import { createChunkedUploads } from './uploads-service.ts';
 
 export { endsWithExtension, normalizeExtension } from './file-guards.ts';
 export type { FileWithObject, RefOwner } from './file-repository.ts';
-export { contentDisposition, etagMatches } from './http-content.ts';
+export { contentDisposition, contentResponses, etagMatches } from './http-content.ts';
 export { type FilePart, readFilePart } from './multipart.ts';
 export { StreamTooLong } from './streams.ts';
 export { checkName, type UploadLimits, type UploadPolicy } from './upload-policy.ts';

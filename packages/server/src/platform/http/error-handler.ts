@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type FieldError, httpErrors } from './errors.ts';
 import { envelopeErrors, envelopeOf } from './reply-formats.ts';
+import { requestIdInRawHead } from './request-id.ts';
 
 /**
  * Every error a client sees, in one place: thrown AppErrors, validation, the framework's own
@@ -50,17 +50,18 @@ const SOCKET_ERRORS: Record<string, AppError> = {
 
 /**
  * Node's own refusals, before a request exists (`clientError`): headers or URL too large, a
- * request that took too long, bytes that are not HTTP. Answered in the envelope too, with a
- * fresh request id, then the connection is closed.
+ * request that took too long, bytes that are not HTTP. Answered in the envelope too, with the
+ * caller's X-Request-Id when it is among the bytes received (or a fresh one), then the
+ * connection is closed.
  */
-export function handleClientError(err: NodeJS.ErrnoException, socket: Socket) {
+export function handleClientError(err: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Socket) {
   if (err.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
   }
   const appErr =
     SOCKET_ERRORS[err.code ?? ''] ?? new AppError(400, 'request.malformed', 'The request is not valid HTTP');
-  const requestId = randomUUID();
+  const requestId = requestIdInRawHead(err.rawPacket);
   const body = JSON.stringify(envelopeOf(appErr, requestId));
   socket.end(
     `HTTP/1.1 ${appErr.status} ${REASONS[appErr.status] ?? 'Bad Request'}\r\n` +

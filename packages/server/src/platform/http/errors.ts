@@ -120,6 +120,11 @@ export const OAUTH_ERROR_STATUS = {
 
 export type OAuthErrorCode = keyof typeof OAUTH_ERROR_STATUS;
 
+/** Every status a protocol error is answered with (oauthErrorStatus): the codes' own, and 429. */
+export const OAUTH_STATUSES: readonly number[] = [...new Set([...Object.values(OAUTH_ERROR_STATUS), 429])].sort(
+  (a, b) => a - b,
+);
+
 /** An OAuth protocol error: `key` is the RFC code, `message` the public error_description. */
 export function oauthError(
   code: OAuthErrorCode,

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { registerReferenceRoutes } from './api-reference.ts';
 import { guideLink, registerGuideRoutes } from './docs-guides.ts';
 import { replyFormats } from './reply-formats.ts';
-import { route } from './route.ts';
+import { type RouteConfig, route } from './route.ts';
 
 /** Tags of spec §4.2, in display order; a route's tags must be one of these. */
 export const TAGS: { name: string; description: string }[] = [
@@ -93,6 +93,8 @@ export async function registerOpenApi(
   },
 ): Promise<void> {
   const { scopes, authorizationUrl, tokenUrl } = opts.oauth;
+  // operations whose body may be left out (route `optionalBody`): @fastify/swagger marks every body required
+  const optionalBodies = new Set<string>();
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -119,10 +121,23 @@ export async function registerOpenApi(
       security: [{ BearerAuth: [] }],
       tags: TAGS,
     },
-    // A body the handler reads itself (multipart, octet-stream) is documented, not validated.
+    // A body the handler reads itself (multipart, octet-stream), or one that may be left out, is
+    // documented, not validated.
     transform: ({ schema, url, route }) => {
-      const documented = (route.config as { documentedBody?: object } | undefined)?.documentedBody;
+      const config = route.config as Partial<RouteConfig> | undefined;
+      if (config?.optionalBody && config.operation) optionalBodies.add(config.operation);
+      const documented = config?.documentedBody;
       return { schema: documented ? { ...schema, body: documented } : schema, url };
+    },
+    transformObject: (document) => {
+      if (!('openapiObject' in document)) return document.swaggerObject;
+      type Op = { operationId?: string; requestBody?: { required?: boolean } };
+      for (const item of Object.values(document.openapiObject.paths ?? {})) {
+        for (const op of Object.values(item ?? {}) as Op[]) {
+          if (op?.requestBody && op.operationId && optionalBodies.has(op.operationId)) op.requestBody.required = false;
+        }
+      }
+      return document.openapiObject;
     },
     // Shared schemas keep their $id as component name (ErrorBody) instead of def-N.
     refResolver: {

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { TSchema } from 'typebox';
-import { type AppError, oauthErrorBody, oauthErrorStatus } from './errors.ts';
+import { type AppError, OAUTH_STATUSES, oauthErrorBody, oauthErrorStatus } from './errors.ts';
 import { Envelope } from './schemas.ts';
 
 /**
@@ -13,7 +13,7 @@ import { Envelope } from './schemas.ts';
 export type ReplyFormat = { success: SuccessFormat; error: ErrorFormat };
 
 export type SuccessFormat = {
-  /** media type of the body; JSON when absent */
+  /** media type of the body; JSON when absent; the range of any type when the handler sets the body's own */
   mediaType?: string;
   /** the body's schema, from the route's `schema.response` */
   schema(response: TSchema): TSchema;
@@ -26,6 +26,11 @@ export type ErrorFormat = {
   mediaType?: string;
   /** the body's schema, shared by every error status of the route */
   schema: TSchema | { $ref: string };
+  /**
+   * The statuses its errors are answered with when the format decides them (a protocol maps the
+   * kernel's 404, 413 or 415 to its own code and status); absent: the kernel's.
+   */
+  statuses?: readonly number[];
   /**
    * The body for an error; the status (`err.status`) and `mediaType` are set already, and the
    * format may change them (a protocol's own status for a code) or add headers.
@@ -57,6 +62,7 @@ export function bodyAsIs(mediaType?: string): SuccessFormat {
  */
 export const oauthErrors: ErrorFormat = {
   schema: { $ref: 'OAuthErrorBody#' },
+  statuses: OAUTH_STATUSES,
   body: (err, reply) => {
     const body = oauthErrorBody(err);
     reply.code(oauthErrorStatus(err, body.error)).header('cache-control', 'no-store').header('pragma', 'no-cache');
@@ -67,8 +73,13 @@ export const oauthErrors: ErrorFormat = {
 export const replyFormats = {
   /** the default: success and errors in the envelope */
   envelope: { success: envelopeSuccess, error: envelopeErrors },
-  /** a body of the route's own (a document, an HTML page, a download); errors in the envelope */
+  /** a body of the route's own (a document, an HTML page); errors in the envelope */
   body: (mediaType?: string): ReplyFormat => ({ success: bodyAsIs(mediaType), error: envelopeErrors }),
+  /**
+   * stored bytes in their own media type, which the handler sets (a download, a preview): the
+   * document names the range of any type rather than claim one; errors in the envelope
+   */
+  file: { success: bodyAsIs('*/*'), error: envelopeErrors },
   /** OAuth 2 protocol endpoints: the protocol's JSON as is, errors as RFC 6749 §5.2 */
   oauth: { success: bodyAsIs(), error: oauthErrors },
 } satisfies Record<string, ReplyFormat | ((mediaType?: string) => ReplyFormat)>;

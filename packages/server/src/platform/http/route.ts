@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type Static, type TSchema, Type } from 'typebox';
+import { type Static, type TProperties, type TSchema, Type } from 'typebox';
 import { captureRawBody } from './body-parsers.ts';
 import { type Cors, corsHeaders, declarePreflight } from './cors.ts';
 import { checkedRateLimit, type RateLimit } from './rate-limit.ts';
-import { type ReplyFormat, replyFormats } from './reply-formats.ts';
+import { envelopeErrors, type ReplyFormat, replyFormats } from './reply-formats.ts';
 import type { MediaType } from './request-checks.ts';
-import { Ok } from './schemas.ts';
+import { ErrorBody, Ok } from './schemas.ts';
 
 /** Longest path parameter the router takes: signed tokens in links run to 2,000 characters. */
 export const MAX_PARAM_LENGTH = 2048;
@@ -73,6 +73,7 @@ export type RouteDef<S extends Schemas, R extends boolean = false> = {
   /**
    * How success and every error of the route are answered (reply-formats.ts): default the
    * envelope; `replyFormats.body(mediaType)` for a document or page of the route's own,
+   * `replyFormats.file` for stored bytes in their own media type,
    * `replyFormats.oauth` for OAuth 2 protocol endpoints, or a format of the route's own (a
    * payment channel's acknowledgement).
    */
@@ -83,6 +84,12 @@ export type RouteDef<S extends Schemas, R extends boolean = false> = {
    * the handler reads the body itself and `schema.body` only documents it; XML arrives as a string.
    */
   consumes?: MediaType[];
+  /**
+   * The body may be left out (a token in the Authorization header instead of the form, a page's
+   * button that posts nothing the handler needs): `schema.body` is documented as optional and not
+   * validated, so the handler reads what arrived as `unknown`.
+   */
+  optionalBody?: boolean;
   /** largest request body in bytes, below the service's BODY_LIMIT_BYTES (413 past it) */
   bodyLimit?: number;
   /**
@@ -98,14 +105,36 @@ export type RouteDef<S extends Schemas, R extends boolean = false> = {
    * success answer holds.
    */
   cookies?: { reads?: Record<string, string>; sets?: string };
-  /** answers besides the success and the kernel's errors, for the document (an HTML error page) */
-  responses?: Record<number, { description: string; produces?: string; schema?: TSchema }>;
+  /** answers besides the success and the kernel's errors, for the document (an HTML error page, a redirect) */
+  responses?: Record<number, ExtraResponse>;
   schema: S;
   handler: (
     req: RouteRequest<S> & (R extends true ? { rawBody: Buffer } : unknown),
     reply: FastifyReply,
   ) => Promise<unknown>;
 };
+
+/** An answer a route gives besides its success and the kernel's errors. */
+export type ExtraResponse = {
+  description: string;
+  /** the body's schema by media type; absent: the answer has no body (a redirect) */
+  content?: Record<string, TSchema | { $ref: string }>;
+  /** response headers the caller reads (a redirect's Location) */
+  headers?: Record<string, TSchema>;
+};
+
+/**
+ * An error status of the route's own that the kernel does not list (410, 422, 423…), in the
+ * envelope; `extra` names the fields the error adds (AppError `extra`): the serializer drops any
+ * field the schema does not name.
+ */
+export function envelopeError(description: string, extra?: TProperties): ExtraResponse {
+  const schema = extra ? Type.Object({ ...ErrorBody.properties, ...extra }) : envelopeErrors.schema;
+  return { description, content: { 'application/json': schema } };
+}
+
+/** The media types each documented status of a route answers with (`[]`: no body), for checks. */
+export type DocumentedAnswers = Readonly<Record<number, readonly string[]>>;
 
 export type RouteConfig = {
   operation: string;
@@ -117,16 +146,25 @@ export type RouteConfig = {
   rateLimit?: RateLimit;
   audit: boolean;
   consumes?: MediaType[];
-  /** a body the handler reads itself (multipart, octet-stream): shown in the document only */
+  /** a body the handler reads itself (multipart, octet-stream) or may be left out: shown in the document only */
   documentedBody?: TSchema;
+  /** the documented body is optional (route `optionalBody`) */
+  optionalBody?: boolean;
+  /** what the document says the route answers */
+  answers: DocumentedAnswers;
 };
 
 /**
- * The kernel's errors, on every operation that can produce them: 408 and 431 come from the
- * socket before routing (any operation), 414 from an over-long path parameter, 415 from a body
- * of another media type (docs/api-conventions.md).
+ * The kernel's errors, on every operation that can produce them, answered in the route's error
+ * format (unless the format has statuses of its own); 415 is added for a body of another media
+ * type (docs/api-conventions.md).
  */
-const errorStatuses = [400, 401, 403, 404, 408, 409, 413, 429, 431, 500, 503] as const;
+const errorStatuses = [400, 401, 403, 404, 409, 413, 429, 500, 503] as const;
+/**
+ * Answered before any route runs, always in the envelope whatever the route's format: 408 and
+ * 431 by Node's clientError (any operation), 414 by the router (an over-long path parameter).
+ */
+const beforeRouting = [408, 431] as const;
 const READS_ITSELF: MediaType[] = ['multipart/form-data', 'application/octet-stream'];
 
 export function route<S extends Schemas, R extends boolean = false>(app: FastifyInstance, def: RouteDef<S, R>): void {
@@ -145,18 +183,27 @@ export function route<S extends Schemas, R extends boolean = false>(app: Fastify
   const responses: Record<number, unknown> = {
     [status]: def.cookies?.sets ? withSetCookie(success, def.cookies.sets) : success,
   };
-  const statuses: number[] = [...errorStatuses];
-  if (def.url.includes(':')) statuses.push(414);
-  if (def.method !== 'GET') statuses.push(415);
-  for (const code of statuses) responses[code] = documented(format.error.schema, format.error.mediaType);
+  const answers: Record<number, readonly string[]> = {
+    [status]: noContent ? [] : [format.success.mediaType ?? JSON_TYPE],
+  };
+  const statuses: number[] = format.error.statuses ? [...format.error.statuses] : [...errorStatuses];
+  if (!format.error.statuses && def.method !== 'GET') statuses.push(415);
+  for (const code of statuses) {
+    responses[code] = documented(format.error.schema, format.error.mediaType);
+    answers[code] = [format.error.mediaType ?? JSON_TYPE];
+  }
+  for (const code of def.url.includes(':') ? [...beforeRouting, 414] : beforeRouting) {
+    responses[code] = documented(envelopeErrors.schema, undefined);
+    answers[code] = [JSON_TYPE];
+  }
   for (const [code, r] of Object.entries(def.responses ?? {})) {
-    const schema = r.schema ?? Type.String();
-    responses[Number(code)] = r.produces
-      ? { description: r.description, content: { [r.produces]: { schema } } }
-      : schema;
+    responses[Number(code)] = extraResponse(r);
+    answers[Number(code)] = Object.keys(r.content ?? {});
   }
   const consumes = def.consumes ?? (body ? ['application/json' as const] : undefined);
   const readsItself = consumes?.some((m) => READS_ITSELF.includes(m)) ?? false;
+  if (def.optionalBody && !body) throw new Error(`${def.operation}: optionalBody documents schema.body: declare it`);
+  const documentsOnly = readsItself || def.optionalBody === true;
   if (def.rawBody && readsItself) throw new Error(`${def.operation}: rawBody needs a body the kernel parses`);
   if (def.bodyLimit !== undefined && !(Number.isInteger(def.bodyLimit) && def.bodyLimit >= 1)) {
     throw new Error(`${def.operation}: bodyLimit must be a whole number of bytes ≥ 1`);
@@ -178,7 +225,9 @@ export function route<S extends Schemas, R extends boolean = false>(app: Fastify
     rateLimit: limit,
     audit: def.audit ?? (def.method !== 'GET' && def.auth === 'user'),
     consumes,
-    documentedBody: readsItself ? body : undefined,
+    documentedBody: documentsOnly ? body : undefined,
+    optionalBody: def.optionalBody,
+    answers,
   };
 
   app.route({
@@ -193,7 +242,7 @@ export function route<S extends Schemas, R extends boolean = false>(app: Fastify
       summary,
       description,
       operationId: def.operation,
-      ...(def.auth === 'user' ? {} : { security: def.auth === 'app' ? [{ OAuth2: def.scopes ?? [] }] : [] }),
+      ...(def.auth === 'user' ? {} : { security: securityOf(def.auth, def.scopes) }),
       ...(def.scopes ? { 'x-scopes': def.scopes } : {}),
       ...(def.permission ? { 'x-permission': def.permission } : {}),
       ...(def.feature ? { 'x-feature': def.feature } : {}),
@@ -210,7 +259,7 @@ export function route<S extends Schemas, R extends boolean = false>(app: Fastify
       ...(querystring ? { querystring } : {}),
       // not validated by Fastify: read by the handler, shown as `in: cookie` parameters
       ...(def.cookies?.reads ? { cookies: cookieParameters(def.cookies.reads) } : {}),
-      ...(body && !readsItself ? { body } : {}),
+      ...(body && !documentsOnly ? { body } : {}),
       ...(consumes ? { consumes } : {}),
       response: responses,
     },
@@ -222,13 +271,34 @@ export function route<S extends Schemas, R extends boolean = false>(app: Fastify
       if (data === undefined && response === Ok) data = OK;
       reply.code(status);
       if (noContent) return reply.send();
-      if (format.success.mediaType) reply.type(format.success.mediaType);
+      // a range (`*/*`) documents what the handler sets; it is no type to send
+      if (format.success.mediaType && !format.success.mediaType.includes('*')) reply.type(format.success.mediaType);
       return reply.send(format.success.body(data, reply));
     },
   });
 }
 
 const OK = { ok: true } as const;
+
+/**
+ * The operation's `security` (no entry: the document's global BearerAuth): none for public
+ * routes; for optional ones none or a bearer token, an empty requirement making it optional
+ * (OpenAPI 3.1, Operation Object `security`); an application's OAuth 2 token with its scopes.
+ */
+function securityOf(auth: Exclude<AuthMode, 'user'>, scopes: string[] | undefined): Record<string, string[]>[] {
+  if (auth === 'app') return [{ OAuth2: scopes ?? [] }];
+  return auth === 'optional' ? [{}, { BearerAuth: [] }] : [];
+}
+
+const JSON_TYPE = 'application/json';
+
+/** An extra answer as Fastify and the document take it: `content` by media type, or no body. */
+function extraResponse(r: ExtraResponse): Record<string, unknown> {
+  const body = r.content
+    ? { content: Object.fromEntries(Object.entries(r.content).map(([type, schema]) => [type, { schema }])) }
+    : { type: 'null' };
+  return { description: r.description, ...body, ...(r.headers ? { headers: r.headers } : {}) };
+}
 
 /** A schema for the document: as is for JSON, under `content` for another media type. */
 function documented(schema: unknown, mediaType: string | undefined): unknown {

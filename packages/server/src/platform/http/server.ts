@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { License } from '../auth/license.ts';
@@ -7,10 +6,12 @@ import type { Cache } from '../cache/cache.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { AppAuthResolver, AuthResolver } from './authentication.ts';
 import { registerBodyParsers } from './body-parsers.ts';
+import { undocumentedAnswer } from './documented-answers.ts';
 import { handleClientError, handleError, handleFrameworkError } from './error-handler.ts';
 import { httpErrors, OAuthErrorBody } from './errors.ts';
 import { checkMediaType, checkText } from './request-checks.ts';
 import { requestGate } from './request-gate.ts';
+import { requestIdOf } from './request-id.ts';
 import { MAX_PARAM_LENGTH, type RouteConfig } from './route.ts';
 import { lazySchemaCompilers } from './schema-compilers.ts';
 import { ErrorBody } from './schemas.ts';
@@ -38,9 +39,11 @@ export type HttpServerOptions = {
    * name its metrics carry, or null to let the 404 answer.
    */
   pages?: (req: FastifyRequest, reply: FastifyReply) => Promise<string | null>;
+  /** Tests only: told of every answer whose status or media type the route's document does not declare. */
+  onUndocumentedAnswer?: (answer: UndocumentedAnswer) => void;
 };
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
+export type UndocumentedAnswer = { operation: string; method: string; url: string; problem: string };
 
 /**
  * The Fastify instance every module registers its routes on, with what route() relies on: the
@@ -55,10 +58,7 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
     trustProxy: opts.config.trustProxy,
     bodyLimit: opts.config.bodyLimitBytes,
     // A caller's request id is kept (tracing across services) when it looks like one.
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    genReqId: (req) => requestIdOf(req.headers['x-request-id']),
     // unsubscribe tokens and other signed path values run to 2,000 characters (default 100)
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: handleFrameworkError,
@@ -87,8 +87,13 @@ export function createHttpServer(opts: HttpServerOptions): FastifyInstance {
 
   const pageOperations = new WeakMap<FastifyRequest, string>();
   app.addHook('onResponse', async (req, reply) => {
+    const answers = req.routeOptions.config.answers;
     const operation = req.routeOptions.config.operation ?? pageOperations.get(req) ?? 'unmatched';
     opts.metrics.observeRequest(operation, req.method, reply.statusCode, reply.elapsedTime / 1000);
+    if (answers && opts.onUndocumentedAnswer) {
+      const problem = undocumentedAnswer(answers, reply.statusCode, reply.getHeader('content-type'));
+      if (problem) opts.onUndocumentedAnswer({ operation, method: req.method, url: req.url, problem });
+    }
   });
 
   app.setNotFoundHandler(async (req, reply) => {

@@ -3,7 +3,7 @@ import { route } from '../../../platform/http/route.ts';
 import { IdParams, PageOf, PageQuery } from '../../../platform/http/schemas.ts';
 import { readFilePart } from '../../files/index.ts';
 import { visitor } from '../public/routes.ts';
-import { TokenParams } from '../public/schemas.ts';
+import { goneLink, TokenParams } from '../public/schemas.ts';
 import { shareSessionCookieDocs } from '../public/session-cookie.ts';
 import { type CollectService, SUBMISSION_WINDOW_SECONDS, SUBMISSIONS_PER_WINDOW } from './collect-service.ts';
 import { SubmissionForm, SubmissionReceipt, SubmissionView } from './schemas.ts';
@@ -16,6 +16,7 @@ export function collectRoutes(app: FastifyInstance, collect: CollectService) {
     operation: 'drive.public_share.submit',
     auth: 'public',
     feature: 'drive',
+    responses: goneLink,
     status: 201,
     consumes: ['multipart/form-data'],
     schema: {

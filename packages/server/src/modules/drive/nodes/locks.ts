@@ -1,3 +1,6 @@
+import { Type } from 'typebox';
+import { envelopeError } from '../../../platform/http/route.ts';
+import { Timestamp } from '../../../platform/http/schemas.ts';
 import { driveErrors } from '../errors.ts';
 import type { NodeRow } from './node-repository.ts';
 
@@ -11,6 +14,14 @@ export function liveLock(node: Pick<NodeRow, 'lockUserId' | 'lockExpiresAt'>, no
     ? { userId: node.lockUserId, expiresAt: node.lockExpiresAt }
     : null;
 }
+
+/** The answer of every route whose write assertWritable may refuse, for its document. */
+export const lockedNode = {
+  423: envelopeError('drive.node_locked: another user has the file checked out', {
+    lockedBy: Type.String({ description: 'who holds the lock' }),
+    lockExpiresAt: Timestamp,
+  }),
+};
 
 /** Refuses a write to `node` by `userId` while another user's lock is live; `holderName` names them. */
 export async function assertWritable(

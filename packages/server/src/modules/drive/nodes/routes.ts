@@ -3,6 +3,7 @@ import { envelopeErrors, envelopeSuccess, type ReplyFormat } from '../../../plat
 import { route } from '../../../platform/http/route.ts';
 import { Envelope, IdParams, Ok, PageOf, PageQuery } from '../../../platform/http/schemas.ts';
 import { type CopyService, MAX_COPY_NODES } from './copy-service.ts';
+import { lockedNode } from './locks.ts';
 import type { MoveService } from './move-service.ts';
 import type { NodesService } from './nodes-service.ts';
 import {
@@ -133,7 +134,12 @@ export function nodeRoutes(app: FastifyInstance, { nodes, moves, copies }: NodeS
     permission: EDIT,
     status: 201,
     reply: createdOrFound,
-    responses: { 200: { description: 'conflict skip: the folder was already there', schema: Envelope(FolderResult) } },
+    responses: {
+      200: {
+        description: 'conflict skip: the folder was already there',
+        content: { 'application/json': Envelope(FolderResult) },
+      },
+    },
     schema: {
       tags,
       summary: 'Create a folder',
@@ -153,6 +159,7 @@ export function nodeRoutes(app: FastifyInstance, { nodes, moves, copies }: NodeS
     url: '/api/drive/nodes/:id/rename',
     operation: 'drive.node.rename',
     permission: EDIT,
+    responses: lockedNode,
     schema: {
       tags,
       summary: 'Rename a node',
@@ -172,6 +179,7 @@ export function nodeRoutes(app: FastifyInstance, { nodes, moves, copies }: NodeS
     url: '/api/drive/nodes/move',
     operation: 'drive.node.move',
     permission: EDIT,
+    responses: lockedNode,
     schema: {
       tags,
       summary: 'Move nodes (with their subtrees) to a folder or a space root',

@@ -2,15 +2,17 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { replyFormats } from '../../../platform/http/reply-formats.ts';
 import { route } from '../../../platform/http/route.ts';
-import { contentDisposition } from '../../files/index.ts';
+import { contentDisposition, contentResponses } from '../../files/index.ts';
 import { SANDBOX_HEADERS } from '../content-headers.ts';
 import type { PublicShareService, Visitor } from './public-service.ts';
 import type { PublicSaveService } from './save-service.ts';
 import {
   BrowseQuery,
+  goneLink,
   PasswordBody,
   PublicContentQuery,
   PublicNodePage,
+  previewResponses,
   SaveBody,
   SaveResult,
   ShareMetadata,
@@ -45,6 +47,7 @@ export function publicShareRoutes(
     operation: 'drive.public_share.get',
     auth: 'public',
     feature,
+    responses: goneLink,
     schema: {
       tags,
       summary: 'What a share link shows (counts one access)',
@@ -66,6 +69,7 @@ export function publicShareRoutes(
     operation: 'drive.public_share.password',
     auth: 'public',
     feature,
+    responses: goneLink,
     schema: {
       tags,
       summary: 'Open an access session with the link password (12 h; counts one access)',
@@ -91,6 +95,7 @@ export function publicShareRoutes(
     operation: 'drive.public_share.nodes',
     auth: 'public',
     feature,
+    responses: goneLink,
     schema: {
       tags,
       summary: 'Browse a shared folder (parentId: the shared folder or a folder under it)',
@@ -109,7 +114,8 @@ export function publicShareRoutes(
     operation: 'drive.public_share.content',
     auth: 'public',
     feature,
-    reply: replyFormats.body('application/octet-stream'),
+    reply: replyFormats.file,
+    responses: { ...contentResponses, ...goneLink },
     schema: {
       tags,
       summary: 'Download a shared file (nodeId: a file under a shared folder; Range, ETag / If-None-Match)',
@@ -137,7 +143,8 @@ export function publicShareRoutes(
     operation: 'drive.public_share.preview',
     auth: 'public',
     feature,
-    reply: replyFormats.body('application/octet-stream'),
+    reply: replyFormats.file,
+    responses: previewResponses,
     schema: {
       tags,
       summary: 'Preview a shared file (nodeId: a file under a shared folder; ETag / If-None-Match)',
@@ -166,7 +173,6 @@ export function publicShareRoutes(
         'content-disposition': contentDisposition(`${p.name}.preview.${ext}`, true),
         ...(p.truncated ? { 'x-preview-truncated': 'true' } : {}),
       });
-      // sent here: the route's media type (octet-stream, for the document) is not this preview's
       return reply.code(200).send(p.body);
     },
   });
@@ -178,6 +184,7 @@ export function publicShareRoutes(
     auth: 'user',
     permission: 'drive:node:edit',
     feature,
+    responses: goneLink,
     status: 201,
     schema: {
       tags,

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { envelopeError } from '../../../platform/http/route.ts';
 import { Id, NullableTimestamp, PageOf, PageQuery, Timestamp } from '../../../platform/http/schemas.ts';
 
 export const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 200 }) });
@@ -90,3 +91,34 @@ export const SaveResult = Type.Object({
   nodeCount: Type.Integer({ minimum: 1, description: 'nodes created' }),
   bytes: Type.Integer({ minimum: 0, description: 'bytes charged to the target space' }),
 });
+
+/** Every route that opens a link by its token (link-access.ts) answers 410 once the link is gone. */
+export const goneLink = {
+  410: envelopeError(
+    'drive.share_revoked, drive.share_expired, or drive.share_exhausted (past its access or download count): the link no longer opens',
+  ),
+};
+
+/** What a preview is (public-service.ts preview): re-encoded images, or text as sanitized UTF-8. */
+export const previewResponses = {
+  ...goneLink,
+  200: {
+    description: 'The preview: JPEG (or PNG when transparent) for images, sanitized text/plain UTF-8 for text',
+    content: {
+      'image/jpeg': Type.String({ format: 'binary' }),
+      'image/png': Type.String({ format: 'binary' }),
+      'text/plain': Type.String(),
+    },
+  },
+  304: { description: 'Not Modified: If-None-Match names the current preview' },
+  415: envelopeError('drive.preview_unavailable: no preview for this type of file; `node` carries its metadata', {
+    node: Type.Object({
+      id: Id,
+      name: Type.String(),
+      mime: Type.Union([Type.String(), Type.Null()]),
+      size: Type.Integer(),
+      updatedAt: Timestamp,
+    }),
+  }),
+  422: envelopeError('drive.preview_unreadable (not a readable image) or drive.preview_too_large'),
+};

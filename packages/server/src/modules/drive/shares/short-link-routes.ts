@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { replyFormats } from '../../../platform/http/reply-formats.ts';
 import { route } from '../../../platform/http/route.ts';
 import { IdParams } from '../../../platform/http/schemas.ts';
+import { goneLink } from '../public/schemas.ts';
 import type { QrCodes } from './qr-code.ts';
 import { QrQuery, ShareLinkWithToken, ShortCodeParams, ShortLinkTarget } from './schemas.ts';
 import { SHORT_LINK_MISS_WINDOW_SECONDS, SHORT_LINK_MISSES, type ShortLinksService } from './short-links-service.ts';
@@ -56,7 +57,13 @@ export function shortLinkRoutes(app: FastifyInstance, shortLinks: ShortLinksServ
     url: '/api/drive/share-links/:id/qr',
     operation: 'drive.share_link.qr',
     permission: 'drive:node:view',
-    reply: replyFormats.body('image/png'),
+    reply: replyFormats.file,
+    responses: {
+      200: {
+        description: 'The QR code: SVG (format svg, the default) or PNG (format png)',
+        content: { 'image/svg+xml': Type.String(), 'image/png': Type.String({ format: 'binary' }) },
+      },
+    },
     schema: {
       tags,
       summary: 'A QR code of the link URL, SVG or PNG (its creator or a manager of the node)',
@@ -85,9 +92,11 @@ export function shortLinkRoutes(app: FastifyInstance, shortLinks: ShortLinksServ
     auth: 'public',
     feature: 'drive',
     responses: {
+      ...goneLink,
       302: {
         description:
-          "Location: the share link's full URL, its console page /s/<token> (any Accept but application/json)",
+          "A redirect to the share link's full URL, its console page /s/<token> (any Accept but application/json)",
+        headers: { Location: Type.String({ format: 'uri', description: "the share link's full URL, absolute" }) },
       },
     },
     schema: {

@@ -2,10 +2,11 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { replyFormats } from '../../../platform/http/reply-formats.ts';
-import { route } from '../../../platform/http/route.ts';
+import { envelopeError, route } from '../../../platform/http/route.ts';
 import { Binary, IdParams, Ok } from '../../../platform/http/schemas.ts';
-import { readFilePart } from '../../files/index.ts';
+import { contentResponses, readFilePart } from '../../files/index.ts';
 import { SANDBOX_HEADERS } from '../content-headers.ts';
+import { lockedNode } from '../nodes/locks.ts';
 import {
   ChunkQuery,
   ChunkReceipt,
@@ -27,6 +28,11 @@ const feature = 'drive';
 const edit = 'drive:node:edit';
 
 /** Uploads into the drive (single, chunked, instant) and file content through the ACL. */
+/** complete recomputes the SHA-256: bytes that differ from the declared contentHash abort the upload */
+const hashMismatch = {
+  422: envelopeError('drive.hash_mismatch: the bytes received differ from contentHash; the upload is aborted'),
+};
+
 export function uploadRoutes(app: FastifyInstance, uploads: UploadsService) {
   route(app, {
     method: 'POST',
@@ -37,6 +43,7 @@ export function uploadRoutes(app: FastifyInstance, uploads: UploadsService) {
     feature,
     status: 201,
     consumes: ['multipart/form-data'],
+    responses: lockedNode,
     schema: {
       tags,
       summary: 'Upload a file in one request (multipart/form-data, one file part)',
@@ -65,6 +72,7 @@ export function uploadRoutes(app: FastifyInstance, uploads: UploadsService) {
     permission: edit,
     feature,
     status: 201,
+    responses: lockedNode,
     schema: {
       tags,
       summary: 'Start a chunked upload (reserves the quota)',
@@ -123,6 +131,7 @@ export function uploadRoutes(app: FastifyInstance, uploads: UploadsService) {
     permission: edit,
     feature,
     status: 201,
+    responses: { ...lockedNode, ...hashMismatch },
     schema: {
       tags,
       summary: 'Assemble the chunks into the file (SHA-256 recomputed on the server)',
@@ -164,6 +173,7 @@ export function uploadRoutes(app: FastifyInstance, uploads: UploadsService) {
     auth: 'user',
     permission: edit,
     feature,
+    responses: lockedNode,
     schema: {
       tags,
       summary: 'Instant upload by SHA-256, or how to upload',
@@ -184,7 +194,8 @@ export function uploadRoutes(app: FastifyInstance, uploads: UploadsService) {
     auth: 'user',
     permission: 'drive:node:view',
     feature,
-    reply: replyFormats.body('application/octet-stream'),
+    reply: replyFormats.file,
+    responses: contentResponses,
     schema: {
       tags,
       summary: 'The content of a file or of one of its versions (Range, ETag / If-None-Match)',

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { route } from '../../../platform/http/route.ts';
 import { IdParams } from '../../../platform/http/schemas.ts';
 import { readFilePart } from '../../files/index.ts';
+import { lockedNode } from '../nodes/locks.ts';
 import { UploadForm } from '../uploads/schemas.ts';
 import type { UploadsService } from '../uploads/uploads-service.ts';
 import { PinBody, VersionParams, VersionView } from './schemas.ts';
@@ -33,6 +34,7 @@ export function versionRoutes(app: FastifyInstance, versions: VersionsService, u
     feature,
     status: 201,
     consumes: ['multipart/form-data'],
+    responses: lockedNode,
     schema: {
       tags,
       summary: 'Upload a new version (multipart/form-data, one file part)',
@@ -60,6 +62,7 @@ export function versionRoutes(app: FastifyInstance, versions: VersionsService, u
     permission: 'drive:node:edit',
     feature,
     status: 201,
+    responses: lockedNode,
     schema: {
       tags,
       summary: 'Make an older version current again, as a new version',

@@ -5,7 +5,7 @@ import { replyFormats } from '../../../platform/http/reply-formats.ts';
 import { route } from '../../../platform/http/route.ts';
 import { IdParams, Ok, PageOf } from '../../../platform/http/schemas.ts';
 import type { FilesService } from '../files-service.ts';
-import { sendContent } from '../http-content.ts';
+import { contentResponses, sendContent } from '../http-content.ts';
 import { readFilePart } from '../multipart.ts';
 import { ContentQuery, FileQuery, ManagedFile, UploadForm } from '../schemas.ts';
 import { tooLargeError, type UploadLimits } from '../upload-policy.ts';
@@ -88,7 +88,8 @@ export function fileRoutes(app: FastifyInstance, files: FilesService) {
     url: '/api/files/:id/content',
     operation: 'files.file.content',
     auth: 'optional',
-    reply: replyFormats.body('application/octet-stream'),
+    reply: replyFormats.file,
+    responses: contentResponses,
     schema: {
       tags,
       summary: 'Download the content (Range, ETag / If-None-Match)',

@@ -8,7 +8,9 @@ import type { UnsubscribeService } from './unsubscribe-service.ts';
 const tags = ['Notifications'];
 const Params = Type.Object({ token: Type.String({ minLength: 10, maxLength: 2000 }) });
 /** A link that is not valid answers a page too: a person clicked it. */
-const invalidPage = { 404: { description: 'The link is not valid (an HTML page)', produces: 'text/html' } };
+const invalidPage = {
+  404: { description: 'The link is not valid (an HTML page)', content: { 'text/html': Type.String() } },
+};
 
 function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
@@ -60,12 +62,18 @@ export function unsubscribeRoutes(app: FastifyInstance, links: UnsubscribeServic
     auth: 'public',
     reply: replyFormats.body('text/html'),
     responses: invalidPage,
-    // the page's form, and RFC 8058 §3.1: one-click is a form POST of List-Unsubscribe=One-Click
+    // the page's form, and RFC 8058 §3.1: one-click is a form POST of List-Unsubscribe=One-Click;
+    // the link alone decides, so the form is documented and never required
     consumes: ['application/x-www-form-urlencoded'],
+    optionalBody: true,
     schema: {
       tags,
       summary: 'Unsubscribe (the page’s form, or an RFC 8058 one-click POST with List-Unsubscribe=One-Click)',
       params: Params,
+      body: Type.Object(
+        { 'List-Unsubscribe': Type.Optional(Type.Literal('One-Click')) },
+        { additionalProperties: true },
+      ),
       response: Type.String(),
     },
     handler: async (req, reply) => {

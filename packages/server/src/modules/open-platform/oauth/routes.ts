@@ -16,6 +16,7 @@ import {
   TokenBody,
   TokenOnlyBody,
   TokenResponseSchema,
+  UserInfoForm,
   UserInfoSchema,
 } from './schemas.ts';
 
@@ -181,10 +182,13 @@ export function oauthRoutes(app: FastifyInstance, authorize: AuthorizeService, e
     auth: 'public',
     ...protocol,
     ...form,
+    // RFC 6750 §2.1, §2.2: the token in the Authorization header, or the form's access_token
+    optionalBody: true,
     schema: {
       tags,
       summary:
         'OpenID Connect UserInfo by POST: the access token in the Authorization header or the access_token form field',
+      body: UserInfoForm,
       response: UserInfoSchema,
     },
     handler: async (req, reply) => {

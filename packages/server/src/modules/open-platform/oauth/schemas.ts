@@ -31,6 +31,14 @@ export const TokenResponseSchema = Type.Object({
   id_token: Type.Optional(Type.String()),
 });
 
+/** UserInfo by POST (RFC 6750 §2.2): the form, when the token is not in the Authorization header. */
+export const UserInfoForm = Type.Object(
+  {
+    access_token: Type.Optional(Type.String({ description: 'the access token, when not in the Authorization header' })),
+  },
+  { additionalProperties: true },
+);
+
 export const TokenOnlyBody = Type.Object(
   { token: opt('the token'), token_type_hint: opt('access_token or refresh_token (a hint only)'), ...clientFields },
   { additionalProperties: true },

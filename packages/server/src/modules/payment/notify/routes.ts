@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
 import { replyFormats } from '../../../platform/http/reply-formats.ts';
 import { route } from '../../../platform/http/route.ts';
 import { PageOf } from '../../../platform/http/schemas.ts';
 import type { NotifyService } from './notify-service.ts';
 import {
   AckText,
-  ackAnswer,
+  ackResponses,
   BigIdParams,
   NOTIFY_BODY_LIMIT,
   NotifyLog,
@@ -43,11 +42,7 @@ export async function notifyRoutes(app: FastifyInstance, notify: NotifyService) 
       consumes: ['application/json', 'application/x-www-form-urlencoded'],
       bodyLimit: NOTIFY_BODY_LIMIT,
       reply: replyFormats.body('text/plain'),
-      responses: {
-        204: { description: 'channel_a: received (its success acknowledgement has no body)', schema: Type.Null() },
-        401: ackAnswer('no enabled configuration of the channel verifies it: the channel’s failure acknowledgement'),
-        500: ackAnswer('processing failed (channel_a, channel_c): the failure acknowledgement; the channel resends'),
-      } as never,
+      responses: ackResponses,
       schema: {
         tags,
         summary: 'A payment channel’s callback (verified by signature; answered in the channel’s own acknowledgement)',

@@ -12,16 +12,37 @@ export { BigIdParams };
 /** Largest callback body taken: channel callbacks are a few KiB (channel_c's carries a certificate). */
 export const NOTIFY_BODY_LIMIT = 64 * 1024;
 
-/** Every acknowledgement is the channel's own: text (channel_b, channel_c) or channel_a's JSON. */
-export const AckText = Type.String({ description: 'the channel’s acknowledgement, byte for byte' });
-const AckJson = Type.Object({ code: Type.String(), message: Type.String() });
-export const ackAnswer = (description: string) => ({
-  description,
-  content: {
-    'text/plain': { schema: AckText },
-    'application/json': { schema: AckJson },
-  },
+/**
+ * Every acknowledgement is the channel's own (the adapters' `ack`): channel_a answers 204 without
+ * a body, or `{"code":"FAIL","message":…}`; channel_b `success`, or `fail` with 200 for a
+ * processing failure; channel_c `ok`, or `fail`. A callback no configuration verifies gets the
+ * channel's failure with 401.
+ */
+export const AckText = Type.Union([Type.Literal('success'), Type.Literal('fail'), Type.Literal('ok')], {
+  description: 'channel_b: success, or fail (processing failed: it resends); channel_c: ok',
 });
+const FailText = Type.Literal('fail', { description: 'channel_b, channel_c' });
+const AckJson = Type.Object(
+  { code: Type.Literal('FAIL'), message: Type.String({ minLength: 1, maxLength: 64 }) },
+  { description: 'channel_a' },
+);
+
+export const ackResponses = {
+  204: { description: 'channel_a: received (its success acknowledgement has no body)' },
+  401: {
+    description: 'no enabled configuration of the channel verifies it: the channel’s failure acknowledgement',
+    content: { 'text/plain': FailText, 'application/json': AckJson },
+  },
+  500: {
+    description:
+      'processing failed (channel_a, channel_c): the failure acknowledgement, and the channel resends; ' +
+      'an error before the channel’s adapter answers (the database) is the envelope',
+    content: {
+      'text/plain': FailText,
+      'application/json': Type.Union([AckJson, Type.Unsafe<unknown>({ $ref: 'ErrorBody#' })]),
+    },
+  },
+};
 
 export const NotifyLogQuery = Type.Object({
   ...PageQuery.properties,

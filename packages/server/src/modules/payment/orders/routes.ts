@@ -22,7 +22,7 @@ const callFailed = {
   502: {
     description:
       'payment.channel_call_failed: the channel could not be reached or answered something unusable; nothing changed',
-    schema: ChannelCallFailed,
+    content: { 'application/json': ChannelCallFailed },
   },
 };
 
@@ -80,7 +80,7 @@ export function orderRoutes(app: FastifyInstance, orders: OrdersService, refunds
       502: {
         description:
           'payment.channel_unreachable: the creation never reached the channel; `order` is the stored unsent order (post it again to retry)',
-        schema: OrderUnreachable,
+        content: { 'application/json': OrderUnreachable },
       },
     },
     handler: async (req) => orders.create(req.scope, req.body),
@@ -166,7 +166,7 @@ export function orderRoutes(app: FastifyInstance, orders: OrdersService, refunds
       502: {
         description:
           'payment.channel_unreachable: the refund never reached the channel; `refund` is the stored, failed refund',
-        schema: RefundUnreachable,
+        content: { 'application/json': RefundUnreachable },
       },
     },
     handler: async (req) => refunds.create(req.scope, req.params.id, req.body),

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { replyFormats } from '../../../platform/http/reply-formats.ts';
 import { route } from '../../../platform/http/route.ts';
 import { IdParams, PageOf } from '../../../platform/http/schemas.ts';
+import { contentResponses } from '../../files/index.ts';
 import { Task, TaskQuery } from '../schemas.ts';
 import type { TaskFiles, TasksService } from '../tasks-service.ts';
 
@@ -55,7 +56,8 @@ export function taskRoutes(app: FastifyInstance, tasks: TasksService, files: Tas
     url: '/api/tasks/:id/result',
     operation: 'tasks.task.result',
     auth: 'user',
-    reply: replyFormats.body('application/octet-stream'),
+    reply: replyFormats.file,
+    responses: contentResponses,
     schema: {
       tags,
       summary: 'Download the result file of one of my tasks',

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { route } from '../../../../platform/http/route.ts';
 import { IdParams, Ok } from '../../../../platform/http/schemas.ts';
+import { lockedNode } from '../../nodes/locks.ts';
 import type { LocksService } from '../locks-service.ts';
 import { LockBody, LockView } from '../schemas.ts';
 
@@ -26,6 +27,7 @@ export function lockRoutes(app: FastifyInstance, locks: LocksService) {
     auth: 'user',
     permission: 'drive:node:edit',
     feature: 'drive',
+    responses: lockedNode,
     schema: {
       tags,
       summary: 'Check a file out (editor): take or renew your lock for `minutes` (default 60)',

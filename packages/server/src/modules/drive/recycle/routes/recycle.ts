@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { route } from '../../../../platform/http/route.ts';
 import { PageOf } from '../../../../platform/http/schemas.ts';
+import { lockedNode } from '../../nodes/locks.ts';
 import type { RecycleService } from '../recycle-service.ts';
 import {
   DeleteResult,
@@ -24,6 +25,7 @@ export function recycleRoutes(app: FastifyInstance, recycle: RecycleService) {
     auth: 'user',
     permission: 'drive:node:edit',
     feature: 'drive',
+    responses: lockedNode,
     schema: {
       tags,
       summary: 'Move nodes to the recycle bin (editor), all or nothing',
