@@ -10,6 +10,7 @@ const Consent = lazy(() => import('../pages/oauth/consent'));
 const SignedIn = lazy(() => import('./signed-in'));
 const Dashboard = lazy(() => import('../pages/dashboard'));
 const Unbuilt = lazy(() => import('../pages/unbuilt'));
+const Profile = lazy(() => import('../pages/profile'));
 // public pages: outside the shell, no sign-in (a share link's page, decision 0017)
 const SharePage = lazy(() => import('../pages/public/share-page'));
 
@@ -22,6 +23,7 @@ export function AppRoutes() {
       <Route path="/s/:token" element={<SharePage />} />
       <Route path="/" element={<SignedIn />}>
         <Route index element={<Dashboard />} />
+        <Route path="profile" element={<Profile />} />
         <Route path="*" element={<Unbuilt />} />
       </Route>
     </Routes>

@@ -5,12 +5,14 @@ import enCommon from './en/common.json';
 import enErrors from './en/errors.json';
 import enMenu from './en/menu.json';
 import enOAuth from './en/oauth.json';
+import enProfile from './en/profile.json';
 import enShare from './en/share.json';
 import zhAuth from './zh-CN/auth.json';
 import zhCommon from './zh-CN/common.json';
 import zhErrors from './zh-CN/errors.json';
 import zhMenu from './zh-CN/menu.json';
 import zhOAuth from './zh-CN/oauth.json';
+import zhProfile from './zh-CN/profile.json';
 import zhShare from './zh-CN/share.json';
 
 /** zh-CN by default, en; both have the same keys (test/i18n.test.ts). One namespace per area. */
@@ -18,8 +20,24 @@ export const LANGUAGES = ['zh-CN', 'en'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
 export const resources = {
-  'zh-CN': { common: zhCommon, auth: zhAuth, errors: zhErrors, menu: zhMenu, oauth: zhOAuth, share: zhShare },
-  en: { common: enCommon, auth: enAuth, errors: enErrors, menu: enMenu, oauth: enOAuth, share: enShare },
+  'zh-CN': {
+    common: zhCommon,
+    auth: zhAuth,
+    errors: zhErrors,
+    menu: zhMenu,
+    oauth: zhOAuth,
+    profile: zhProfile,
+    share: zhShare,
+  },
+  en: {
+    common: enCommon,
+    auth: enAuth,
+    errors: enErrors,
+    menu: enMenu,
+    oauth: enOAuth,
+    profile: enProfile,
+    share: enShare,
+  },
 } as const;
 
 export function storedLanguage(): Language {
