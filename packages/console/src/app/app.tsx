@@ -39,6 +39,8 @@ export function App() {
       theme={{
         algorithm: theme === 'dark' ? antTheme.darkAlgorithm : antTheme.defaultAlgorithm,
         token: TOKENS[theme],
+        // in dark, the selected tab is written in colorPrimary (#1668dc on black, 4.0)
+        components: theme === 'dark' ? { Tabs: { itemSelectedColor: '#4096ff' } } : undefined,
       }}
     >
       <BrowserRouter>

@@ -94,6 +94,25 @@ describe.skipIf(!hasChromium)('accessibility of every console page (axe, WCAG 2.
         signedIn: true,
         ready: (p) => p.locator('[data-testid=redirect-host]').waitFor(),
       },
+      { name: 'profile: details', path: '/profile', signedIn: true, ready: h1 },
+      {
+        name: 'profile: password',
+        path: '/profile?tab=password',
+        signedIn: true,
+        ready: (p) => p.locator('input[autocomplete=new-password]').first().waitFor(),
+      },
+      {
+        name: 'profile: sign-in records',
+        path: '/profile?tab=logins',
+        signedIn: true,
+        ready: (p) => p.locator('.ant-table-row').first().waitFor(),
+      },
+      {
+        name: 'profile: operation records',
+        path: '/profile?tab=operations',
+        signedIn: true,
+        ready: (p) => p.locator('.ant-table-row').first().waitFor(),
+      },
       { name: 'share: password prompt', path: new URL(locked.url).pathname, signedIn: false, ready: h1 },
       {
         name: 'share: a file',
