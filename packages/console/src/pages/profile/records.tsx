@@ -50,15 +50,13 @@ function pagination(paging: ReturnType<typeof usePaging>, total: number | undefi
 function Outcome({ ok, children }: { ok: boolean; children: ReactNode }) {
   const { token } = theme.useToken();
   return (
-    <Tag
-      icon={
-        ok ? (
-          <CheckCircleFilled style={{ color: token.colorSuccess }} />
-        ) : (
-          <CloseCircleFilled style={{ color: token.colorError }} />
-        )
-      }
-    >
+    // the icon as a child: antd's Tag paints its `icon` in the text colour
+    <Tag>
+      {ok ? (
+        <CheckCircleFilled style={{ color: token.colorSuccess, marginInlineEnd: 6 }} />
+      ) : (
+        <CloseCircleFilled style={{ color: token.colorError, marginInlineEnd: 6 }} />
+      )}
       {children}
     </Tag>
   );
