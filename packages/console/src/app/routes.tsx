@@ -12,6 +12,7 @@ const SignedIn = lazy(() => import('./signed-in'));
 const Dashboard = lazy(() => import('../pages/dashboard'));
 const Unbuilt = lazy(() => import('../pages/unbuilt'));
 const Notifications = lazy(() => import('../pages/notifications'));
+const Profile = lazy(() => import('../pages/profile'));
 // public pages: outside the shell, no sign-in (a share link's page, decision 0017)
 const SharePage = lazy(() => import('../pages/public/share-page'));
 
@@ -26,6 +27,7 @@ export function AppRoutes() {
         <Route path="/" element={<SignedIn />}>
           <Route index element={<Dashboard />} />
           <Route path="notifications" element={<Notifications />} />
+          <Route path="profile" element={<Profile />} />
           <Route path="*" element={<Unbuilt />} />
         </Route>
       </Route>

@@ -6,6 +6,7 @@ import enErrors from './en/errors.json';
 import enMenu from './en/menu.json';
 import enNotifications from './en/notifications.json';
 import enOAuth from './en/oauth.json';
+import enProfile from './en/profile.json';
 import enShare from './en/share.json';
 import zhAuth from './zh-CN/auth.json';
 import zhCommon from './zh-CN/common.json';
@@ -13,6 +14,7 @@ import zhErrors from './zh-CN/errors.json';
 import zhMenu from './zh-CN/menu.json';
 import zhNotifications from './zh-CN/notifications.json';
 import zhOAuth from './zh-CN/oauth.json';
+import zhProfile from './zh-CN/profile.json';
 import zhShare from './zh-CN/share.json';
 
 /** zh-CN by default, en; both have the same keys (test/i18n.test.ts). One namespace per area. */
@@ -27,6 +29,7 @@ export const resources = {
     menu: zhMenu,
     notifications: zhNotifications,
     oauth: zhOAuth,
+    profile: zhProfile,
     share: zhShare,
   },
   en: {
@@ -36,6 +39,7 @@ export const resources = {
     menu: enMenu,
     notifications: enNotifications,
     oauth: enOAuth,
+    profile: enProfile,
     share: enShare,
   },
 } as const;

@@ -1,33 +1,25 @@
 // End to end: the built console's public share pages in real Chromium against a real service. An
 // administrator makes the links through the API; the browser opens the URLs the API handed out.
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
-import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { driveShareLinks } from '../../src/modules/drive/tables.ts';
-import { freeLoopbackPort } from '../../src/platform/net/free-port.ts';
 import { postFile } from '../drive/uploads-helpers.ts';
-import { call, createTestApp, type TestApp } from '../helpers/app.ts';
-import { serveConsole } from './console-front.ts';
+import { call, type TestApp } from '../helpers/app.ts';
+import { type ConsoleSite, hasChromium, startConsoleSite } from './console-browser.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ROOT = join(import.meta.dirname, '../../../..');
-const DIST = join(ROOT, 'packages/console/dist');
 const SHOTS = process.env.SHOTS_DIR ?? '/tmp/atrium-share-shots';
 const PASSWORD = 'correct horse 7';
 const NOTES = 'Quarterly notes\nline two: <b>not bold</b>\n';
 
 type Link = { id: number; token: string; url: string };
 
-describe.skipIf(!existsSync(CHROMIUM))('public share pages in Chromium', () => {
+describe.skipIf(!hasChromium)('public share pages in Chromium', () => {
+  let site: ConsoleSite;
   let t: TestApp;
-  let front: { origin: string; server: Server };
-  let browser: Browser;
   let admin: string;
   let spaceId: number;
   let inboxId: number;
@@ -60,16 +52,8 @@ describe.skipIf(!existsSync(CHROMIUM))('public share pages in Chromium', () => {
     }) as Promise<Link>;
 
   beforeAll(async () => {
-    // built for this run: a dist left from an earlier source would test the wrong pages
-    execFileSync('npm', ['run', 'build', '-w', '@atrium/console'], {
-      cwd: ROOT,
-      stdio: 'ignore',
-      env: { ...process.env, PATH: `${join(ROOT, 'node_modules/.bin')}:${process.env.PATH}` },
-    });
-    const port = await freeLoopbackPort();
-    front = await serveConsole(DIST, port);
-    t = await createTestApp({ env: { PUBLIC_BASE_URL: front.origin } });
-    await t.app.listen({ port, host: '127.0.0.1' });
+    site = await startConsoleSite();
+    t = site.t;
     admin = t.demoAdminToken;
 
     spaceId = (await api('POST', '/api/drive/spaces', { type: 'team', name: 'E2E share' })).id;
@@ -98,26 +82,15 @@ describe.skipIf(!existsSync(CHROMIUM))('public share pages in Chromium', () => {
       .set({ expiresAt: new Date(Date.now() - 60_000) })
       .where(eq(driveShareLinks.id, expired.id));
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     await mkdir(SHOTS, { recursive: true });
   }, 180_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-    if (front) await new Promise((r) => front.server.close(r));
+    await site?.close();
   });
 
   async function open(url: string, language: 'en' | 'zh-CN' = 'en', theme: 'light' | 'dark' = 'light') {
-    const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1100, height: 800 } });
-    await context.addInitScript(
-      ([l, th]) => {
-        localStorage.setItem('atrium.language', l);
-        localStorage.setItem('atrium.theme', th);
-      },
-      [language, theme],
-    );
-    const page = await context.newPage();
+    const page = await site.page({ language, theme, acceptDownloads: true });
     await page.goto(url);
     return page;
   }
@@ -129,8 +102,8 @@ describe.skipIf(!existsSync(CHROMIUM))('public share pages in Chromium', () => {
   }
 
   it('hands out the console page as the link URL', () => {
-    expect(shared.url).toBe(`${front.origin}/s/${shared.token}`);
-    expect(collect.url).toBe(`${front.origin}/s/${collect.token}`);
+    expect(shared.url).toBe(`${site.base}/s/${shared.token}`);
+    expect(collect.url).toBe(`${site.base}/s/${collect.token}`);
   });
 
   it('asks the password (a wrong one in words), then browses, previews and downloads', async () => {
@@ -193,7 +166,7 @@ describe.skipIf(!existsSync(CHROMIUM))('public share pages in Chromium', () => {
     await page.goto(expired.url);
     await page.getByRole('heading', { name: 'This link has expired' }).waitFor();
     await shot(page, 'expired-en-light');
-    await page.goto(`${front.origin}/s/not-a-real-token`);
+    await page.goto(`${site.base}/s/not-a-real-token`);
     await page.getByRole('heading', { name: 'This link does not exist' }).waitFor();
     await page.context().close();
 

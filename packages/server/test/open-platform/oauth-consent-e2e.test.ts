@@ -1,53 +1,40 @@
 // End to end: a standard client (oauth4webapi) completes the authorization-code flow with PKCE
 // through the built console's consent page in a real Chromium (docs/decisions/0033).
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import * as oauth from 'oauth4webapi';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freeLoopbackPort } from '../../src/platform/net/free-port.ts';
-import { ADMIN_PASSWORD, call, createTestApp, type TestApp } from '../helpers/app.ts';
-import { serveConsole } from '../helpers/console-site.ts';
+import { type ConsoleSite, hasChromium, startConsoleSite } from '../console/console-browser.ts';
+import { ADMIN_PASSWORD, call, type TestApp } from '../helpers/app.ts';
 import { createTenant, USER_PASSWORD } from '../helpers/fixtures.ts';
 import { insecure } from './oauth-helpers.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ROOT = join(import.meta.dirname, '../../../..');
 /** where the screenshots go (looked at by a person: both languages, both themes) */
 const SHOTS = process.env.CONSENT_SCREENSHOTS ?? join(ROOT, 'packages/console/test-results/consent');
 
-describe.skipIf(!existsSync(CHROMIUM))('OAuth consent in Chromium, driven by oauth4webapi', () => {
+describe.skipIf(!hasChromium)('OAuth consent in Chromium, driven by oauth4webapi', () => {
+  let site: ConsoleSite;
   let t: TestApp;
-  let consoleSite: Server;
   let callback: Server;
-  let browser: Browser;
   let as: oauth.AuthorizationServer;
   let client: oauth.Client;
   let clientSecret: string;
-  let consoleOrigin: string;
+  let base: string;
   let redirectUri: string;
 
   beforeAll(async () => {
-    execFileSync('npm', ['run', 'build', '-w', '@atrium/console'], { cwd: ROOT, stdio: 'ignore' });
-    const [apiPort, consolePort, callbackPort] = [
-      await freeLoopbackPort(),
-      await freeLoopbackPort(),
-      await freeLoopbackPort(),
-    ];
-    const api = `http://127.0.0.1:${apiPort}`;
-    consoleOrigin = `http://127.0.0.1:${consolePort}`;
-    redirectUri = `http://127.0.0.1:${callbackPort}/cb`;
-    // Until the service serves the console itself, the built console is served beside it and
-    // published the supported way: OAUTH_CONSENT_URL.
-    t = await createTestApp({ env: { PUBLIC_BASE_URL: api, OAUTH_CONSENT_URL: `${consoleOrigin}/oauth2/authorize` } });
-    await t.app.listen({ port: apiPort, host: '127.0.0.1' });
-    consoleSite = await serveConsole(join(ROOT, 'packages/console/dist'), api, consolePort);
+    // the service serves the console itself: its consent page is the default authorization endpoint
+    site = await startConsoleSite();
+    t = site.t;
+    base = site.base;
     // the client's redirect URI: a loopback page (RFC 8252 §7.3)
     callback = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('client'));
-    await new Promise<void>((r) => callback.listen(callbackPort, '127.0.0.1', r));
+    await new Promise<void>((r) => callback.listen(0, '127.0.0.1', r));
+    redirectUri = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/cb`;
 
     const created = await call(t.app, 'POST', '/api/open-platform/apps', {
       token: t.demoAdminToken,
@@ -64,20 +51,17 @@ describe.skipIf(!existsSync(CHROMIUM))('OAuth consent in Chromium, driven by oau
     client = { client_id: created.json().data.clientId };
     clientSecret = created.json().data.clientSecret;
 
-    const issuer = new URL(api);
+    const issuer = new URL(base);
     as = await oauth.processDiscoveryResponse(
       issuer,
       await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...insecure }),
     );
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     await mkdir(SHOTS, { recursive: true });
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
     await new Promise((r) => callback?.close(r));
-    await new Promise((r) => consoleSite?.close(r));
-    await t?.close();
+    await site?.close();
   });
 
   /** The client's side: PKCE and state, the URL from the discovered authorization_endpoint. */
@@ -99,17 +83,8 @@ describe.skipIf(!existsSync(CHROMIUM))('OAuth consent in Chromium, driven by oau
     return { url: url.toString(), verifier, state };
   }
 
-  async function newPage(language: 'zh-CN' | 'en', theme: 'light' | 'dark'): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 900, height: 900 } });
-    await context.addInitScript(
-      ([l, th]) => {
-        localStorage.setItem('atrium.language', l as string);
-        localStorage.setItem('atrium.theme', th as string);
-      },
-      [language, theme],
-    );
-    return context.newPage();
-  }
+  const newPage = (language: 'zh-CN' | 'en', theme: 'light' | 'dark'): Promise<Page> =>
+    site.page({ language, theme, viewport: { width: 900, height: 900 } });
 
   /** Sent to sign-in with the application's tenant filled, signs in as the demo administrator, comes back. */
   async function signInThroughConsole(page: Page) {
@@ -124,7 +99,8 @@ describe.skipIf(!existsSync(CHROMIUM))('OAuth consent in Chromium, driven by oau
   }
 
   it('approve: the browser lands on the redirect URI with code and state; the code buys tokens and UserInfo', async () => {
-    expect(as.authorization_endpoint).toBe(`${consoleOrigin}/oauth2/authorize`);
+    // no OAUTH_CONSENT_URL: the service's own console page is the endpoint
+    expect(as.authorization_endpoint).toBe(`${base}/oauth2/authorize`);
     const start = await authorizationUrl();
     const page = await newPage('zh-CN', 'light');
     await page.goto(start.url);

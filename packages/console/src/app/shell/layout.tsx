@@ -69,8 +69,14 @@ export function Shell() {
             />
             <Dropdown
               menu={{
-                items: [{ key: 'sign-out', label: t('signOut') }],
-                onClick: () => void signOut().then(() => navigate('/login', { replace: true })),
+                items: [
+                  { key: 'profile', label: <Link to="/profile">{t('profile')}</Link> },
+                  { type: 'divider' },
+                  { key: 'sign-out', label: t('signOut') },
+                ],
+                onClick: ({ key }) => {
+                  if (key === 'sign-out') void signOut().then(() => navigate('/login', { replace: true }));
+                },
               }}
             >
               <Button type="text">{me.data.user.nickname || me.data.user.username}</Button>

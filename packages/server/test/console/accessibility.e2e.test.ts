@@ -1,0 +1,175 @@
+// Accessibility as a test (CONSOLE.md): every page the console has, in both languages and both
+// themes, checked by axe-core (WCAG 2.1 A and AA rules) in Chromium against the service serving the
+// built console. A serious or critical violation fails the test, named by rule, element, page,
+// language and theme. axe runs from the installed axe-core package: nothing is fetched.
+import AxeBuilder from '@axe-core/playwright';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postFile } from '../drive/uploads-helpers.ts';
+import { ADMIN_PASSWORD, call } from '../helpers/app.ts';
+import { type ConsoleSite, hasChromium, type Language, startConsoleSite, type Theme } from './console-browser.ts';
+
+const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+const COMBINATIONS: [Language, Theme][] = [
+  ['zh-CN', 'light'],
+  ['zh-CN', 'dark'],
+  ['en', 'light'],
+  ['en', 'dark'],
+];
+
+type Target = {
+  name: string;
+  /** a path of the service (or a full URL) */
+  path: string;
+  /** signed in as the demo administrator */
+  signedIn: boolean;
+  /** what shows that the page has loaded */
+  ready: (page: Page) => Promise<unknown>;
+};
+
+describe.skipIf(!hasChromium)('accessibility of every console page (axe, WCAG 2.1 A/AA)', () => {
+  let site: ConsoleSite;
+  const targets: Target[] = [];
+
+  const api = async (method: 'GET' | 'POST', url: string, body?: object) => {
+    const res = await call(site.t.app, method, url, { token: site.t.demoAdminToken, ...(body ? { body } : {}) });
+    if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
+    return res.json().data;
+  };
+  const h1 = (page: Page) => page.locator('h1').first().waitFor();
+
+  beforeAll(async () => {
+    site = await startConsoleSite();
+    const t = site.t;
+
+    // a real OAuth client for the consent page
+    const redirectUri = 'http://127.0.0.1:9/cb';
+    const app = await api('POST', '/api/open-platform/apps', {
+      name: 'Calendar sync',
+      homepageUrl: 'https://calendar.example/',
+      clientType: 'confidential',
+      grantTypes: ['authorization_code'],
+      redirectUris: [redirectUri],
+      allowedScopes: ['openid', 'profile', 'email', 'drive:read'],
+    });
+    const consent = new URLSearchParams({
+      client_id: app.clientId,
+      redirect_uri: redirectUri,
+      response_type: 'code',
+      scope: 'openid profile email drive:read',
+      state: 'axe-state',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    });
+
+    // share links: a folder behind a password, a file, a collection
+    const spaceId = (await api('POST', '/api/drive/spaces', { type: 'team', name: 'Axe' })).id;
+    const folder = await api('POST', '/api/drive/nodes/folder', { spaceId, name: 'Reports' });
+    const inbox = await api('POST', '/api/drive/nodes/folder', { spaceId, name: 'Inbox' });
+    const uploaded = await postFile(t, t.demoAdminToken, `/api/drive/nodes/upload?spaceId=${spaceId}`, {
+      name: 'notes.txt',
+      data: Buffer.from('Quarterly notes\n'),
+      contentType: 'text/plain',
+    });
+    if (uploaded.statusCode !== 201) throw new Error(`upload: ${uploaded.statusCode} ${uploaded.body}`);
+    const fileId = uploaded.json().data.id;
+    const expiresAt = new Date(Date.now() + 7 * 86_400_000).toISOString();
+    const link = (body: object) => api('POST', '/api/drive/share-links', { expiresAt, ...body });
+    const locked = await link({ nodeId: folder.id, password: 'correct horse 7' });
+    const file = await link({ nodeId: fileId, capabilities: ['preview', 'download'] });
+    const collect = await link({ nodeId: inbox.id, kind: 'collect', collect: { requireName: true, maxFiles: 5 } });
+
+    targets.push(
+      { name: 'sign-in', path: '/login', signedIn: false, ready: h1 },
+      { name: 'dashboard', path: '/', signedIn: true, ready: h1 },
+      {
+        name: 'unbuilt menu page',
+        path: '/system/users',
+        signedIn: true,
+        ready: (p) => p.locator('.ant-result-title').waitFor(),
+      },
+      {
+        name: 'OAuth consent',
+        path: `/oauth2/authorize?${consent}`,
+        signedIn: true,
+        ready: (p) => p.locator('[data-testid=redirect-host]').waitFor(),
+      },
+      { name: 'profile: details', path: '/profile', signedIn: true, ready: h1 },
+      {
+        name: 'profile: password',
+        path: '/profile?tab=password',
+        signedIn: true,
+        ready: (p) => p.locator('input[autocomplete=new-password]').first().waitFor(),
+      },
+      {
+        name: 'profile: sign-in records',
+        path: '/profile?tab=logins',
+        signedIn: true,
+        ready: (p) => p.locator('.ant-table-row').first().waitFor(),
+      },
+      {
+        name: 'profile: operation records',
+        path: '/profile?tab=operations',
+        signedIn: true,
+        ready: (p) => p.locator('.ant-table-row').first().waitFor(),
+      },
+      { name: 'share: password prompt', path: new URL(locked.url).pathname, signedIn: false, ready: h1 },
+      {
+        name: 'share: a file',
+        path: new URL(file.url).pathname,
+        signedIn: false,
+        ready: (p) => p.getByRole('heading', { name: 'notes.txt', level: 1 }).waitFor(),
+      },
+      { name: 'share: collection', path: new URL(collect.url).pathname, signedIn: false, ready: h1 },
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    await site?.close();
+  });
+
+  it('has no serious or critical violation on any page, language or theme', async () => {
+    const started = performance.now();
+    const found: string[] = [];
+    const checked: string[] = [];
+    // one context per language and theme, side by side in the one browser, each signed in once
+    // through the sign-in page and then reused for every page
+    const run = async ([language, theme]: [Language, Theme]) => {
+      const page = await site.page({ language, theme });
+      let signedIn = false;
+      for (const target of targets) {
+        if (target.signedIn && !signedIn) {
+          await page.goto(`${site.base}/login`);
+          await page.locator('#tenantCode').fill('demo');
+          await page.locator('input[autocomplete=username]').fill('admin');
+          await page.locator('input[autocomplete=current-password]').fill(ADMIN_PASSWORD);
+          await page.locator('button[type=submit]').click();
+          await page.waitForURL((u) => u.pathname === '/');
+          signedIn = true;
+        }
+        await page.goto(`${site.base}${target.path}`);
+        await target.ready(page);
+        // antd's loading fades and colour transitions done: axe reads the colours as they stay
+        await page.waitForFunction(() => document.querySelectorAll('.ant-spin-spinning').length === 0);
+        await page.waitForTimeout(400);
+        expect(await page.evaluate(() => document.documentElement.lang)).toBe(language);
+        const result = await new AxeBuilder({ page }).withTags(TAGS).analyze();
+        checked.push(`${target.name} ${language} ${theme}`);
+        for (const v of result.violations) {
+          if (v.impact !== 'serious' && v.impact !== 'critical') continue;
+          for (const node of v.nodes)
+            found.push(
+              `${v.id} (${v.impact}) on ${target.name} [${language}, ${theme}]: ${node.target.join(' ')} — ${node.failureSummary?.split('\n').slice(1).join(' ').trim()}`,
+            );
+        }
+      }
+      await page.context().close();
+    };
+    await Promise.all(COMBINATIONS.map(run));
+    console.log(
+      `axe: ${checked.length} page views in ${((performance.now() - started) / 1000).toFixed(1)} s, ${found.length} serious or critical`,
+    );
+    found.sort();
+    expect(found, found.join('\n')).toEqual([]);
+  }, 300_000);
+});

@@ -1,0 +1,92 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
+import { BUILD_COMMAND, DEFAULT_CONSOLE_DIR } from '../../src/platform/http/console.ts';
+import { freeLoopbackPort } from '../../src/platform/net/free-port.ts';
+import { createTestApp, type TestApp, type TestAppOptions } from '../helpers/app.ts';
+
+/**
+ * "A service serving the console, and a Chromium page on it": the browser tests of the console.
+ * The service serves packages/console/dist itself (docs/decisions/0031), on a real loopback port
+ * that is also its PUBLIC_BASE_URL, so links, redirects and the discovery document name it.
+ *
+ * The console is not built here: several test files run at once, and a build empties dist/
+ * first. Build it before (the command is in the failure), as `npm ci` does.
+ */
+export const CHROMIUM = '/usr/bin/chromium';
+export const hasChromium = existsSync(CHROMIUM);
+const CONSOLE_SRC = join(DEFAULT_CONSOLE_DIR, '..', 'src');
+
+export type Language = 'zh-CN' | 'en';
+export type Theme = 'light' | 'dark';
+
+export type ConsoleSite = {
+  t: TestApp;
+  /** the service's origin (PUBLIC_BASE_URL), which serves the console at / */
+  base: string;
+  browser: Browser;
+  /** a new page in its own context (no cookies shared), language and theme stored as the console keeps them */
+  page(opts?: { language?: Language; theme?: Theme } & BrowserContextOptions): Promise<Page>;
+  close(): Promise<void>;
+};
+
+function newest(dir: string): number {
+  let latest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+  }
+  return latest;
+}
+
+/** Fails, saying how to build, when dist/ is missing or older than the console's sources. */
+export function assertConsoleBuilt(): void {
+  const index = join(DEFAULT_CONSOLE_DIR, 'index.html');
+  if (!existsSync(index))
+    throw new Error(`The console is not built (no ${index}). Run at the repository root: ${BUILD_COMMAND}`);
+  if (existsSync(CONSOLE_SRC) && newest(CONSOLE_SRC) > statSync(index).mtimeMs)
+    throw new Error(
+      `The built console is older than packages/console/src. Run at the repository root: ${BUILD_COMMAND}`,
+    );
+}
+
+export async function startConsoleSite(opts: TestAppOptions = {}): Promise<ConsoleSite> {
+  assertConsoleBuilt();
+  // PUBLIC_BASE_URL must name the port before the app is built: pick a free one, then listen on it
+  const port = await freeLoopbackPort();
+  const base = `http://127.0.0.1:${port}`;
+  const t = await createTestApp({ ...opts, env: { PUBLIC_BASE_URL: base, ...opts.env } });
+  await t.app.listen({ port, host: '127.0.0.1' });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-dev-shm-usage',
+      '--disable-extensions',
+    ],
+  });
+  return {
+    t,
+    base,
+    browser,
+    async page({ language = 'en', theme = 'light', ...options } = {}) {
+      const context = await browser.newContext({ viewport: { width: 1100, height: 800 }, ...options });
+      await context.addInitScript(
+        ([l, th]) => {
+          localStorage.setItem('atrium.language', l as string);
+          localStorage.setItem('atrium.theme', th as string);
+        },
+        [language, theme],
+      );
+      return context.newPage();
+    },
+    async close() {
+      await browser.close();
+      await t.close();
+    },
+  };
+}
