@@ -11,6 +11,13 @@ const SignedIn = lazy(() => import('./signed-in'));
 const Dashboard = lazy(() => import('../pages/dashboard'));
 const Unbuilt = lazy(() => import('../pages/unbuilt'));
 // public pages: outside the shell, no sign-in (a share link's page, decision 0017)
+const Users = lazy(() => import('../pages/identity/users'));
+const Roles = lazy(() => import('../pages/identity/roles'));
+const Departments = lazy(() => import('../pages/identity/departments'));
+const Positions = lazy(() => import('../pages/identity/positions'));
+const UserGroups = lazy(() => import('../pages/identity/user-groups'));
+const Tenants = lazy(() => import('../pages/identity/tenants'));
+const Menus = lazy(() => import('../pages/identity/menus'));
 const SharePage = lazy(() => import('../pages/public/share-page'));
 
 export function AppRoutes() {
@@ -22,6 +29,13 @@ export function AppRoutes() {
       <Route path="/s/:token" element={<SharePage />} />
       <Route path="/" element={<SignedIn />}>
         <Route index element={<Dashboard />} />
+        <Route path="system/users" element={<Users />} />
+        <Route path="system/roles" element={<Roles />} />
+        <Route path="system/departments" element={<Departments />} />
+        <Route path="system/positions" element={<Positions />} />
+        <Route path="system/user-groups" element={<UserGroups />} />
+        <Route path="system/menus" element={<Menus />} />
+        <Route path="platform/tenants" element={<Tenants />} />
         <Route path="*" element={<Unbuilt />} />
       </Route>
     </Routes>

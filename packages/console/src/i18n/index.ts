@@ -3,12 +3,14 @@ import { initReactI18next } from 'react-i18next';
 import enAuth from './en/auth.json';
 import enCommon from './en/common.json';
 import enErrors from './en/errors.json';
+import enIdentity from './en/identity.json';
 import enMenu from './en/menu.json';
 import enOAuth from './en/oauth.json';
 import enShare from './en/share.json';
 import zhAuth from './zh-CN/auth.json';
 import zhCommon from './zh-CN/common.json';
 import zhErrors from './zh-CN/errors.json';
+import zhIdentity from './zh-CN/identity.json';
 import zhMenu from './zh-CN/menu.json';
 import zhOAuth from './zh-CN/oauth.json';
 import zhShare from './zh-CN/share.json';
@@ -18,8 +20,24 @@ export const LANGUAGES = ['zh-CN', 'en'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
 export const resources = {
-  'zh-CN': { common: zhCommon, auth: zhAuth, errors: zhErrors, menu: zhMenu, oauth: zhOAuth, share: zhShare },
-  en: { common: enCommon, auth: enAuth, errors: enErrors, menu: enMenu, oauth: enOAuth, share: enShare },
+  'zh-CN': {
+    common: zhCommon,
+    auth: zhAuth,
+    errors: zhErrors,
+    identity: zhIdentity,
+    menu: zhMenu,
+    oauth: zhOAuth,
+    share: zhShare,
+  },
+  en: {
+    common: enCommon,
+    auth: enAuth,
+    errors: enErrors,
+    identity: enIdentity,
+    menu: enMenu,
+    oauth: enOAuth,
+    share: enShare,
+  },
 } as const;
 
 export function storedLanguage(): Language {
