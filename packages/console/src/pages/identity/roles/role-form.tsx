@@ -10,8 +10,9 @@ import { type MenuTreeNode, menuTreeData, useMenuTree } from '../shared/trees';
 type Values = { code: string; name: string; status: 'active' | 'disabled'; sort: number; remark?: string };
 
 /**
- * A role: its fields, the menus it shows (a tree: a checked page brings its directory along, so
- * the navigation keeps its shape) and the permissions it grants (grouped by their first segment).
+ * A role: its fields, the menus it shows (a tree, each node on its own: a checked page brings its
+ * directories along so the navigation keeps its shape; a checked button grants its permission code,
+ * as the server counts it) and the permissions it grants (grouped by their first segment).
  */
 export function RoleForm({ id, onClose }: { id: number | null; onClose: (saved: boolean) => void }) {
   const { t } = useTranslation('identity');
@@ -34,17 +35,8 @@ export function RoleForm({ id, onClose }: { id: number | null; onClose: (saved: 
     const r = detail.data;
     if (!r || !menuTree.data) return;
     form.setFieldsValue({ code: r.code, name: r.name, status: r.status, sort: r.sort, remark: r.remark });
-    // the tree is not strict: only leaves are set as checked, antd works out their parents
-    const held = new Set(r.menuIds);
-    const leaves: Key[] = [];
-    const walk = (nodes: typeof menuTree.data) => {
-      for (const n of nodes) {
-        if (!n.children.length && held.has(n.id)) leaves.push(n.id);
-        walk(n.children);
-      }
-    };
-    walk(menuTree.data);
-    setMenus(leaves);
+    // the tree is strict (a page without all its buttons is a choice): the held ids as they are
+    setMenus(r.menuIds);
     setPermissions(r.permissions);
   }, [detail.data, menuTree.data, form]);
 
@@ -127,7 +119,10 @@ export function RoleForm({ id, onClose }: { id: number | null; onClose: (saved: 
               children: (
                 <Form.Item name="menuIds" label={t('roles.menusHelp')}>
                   <Tree
+                    // keyed by the data, so expanding all happens once the tree has come
+                    key={menuTree.data ? 'loaded' : 'loading'}
                     checkable
+                    checkStrictly
                     selectable={false}
                     defaultExpandAll
                     height={360}
@@ -147,7 +142,6 @@ export function RoleForm({ id, onClose }: { id: number | null; onClose: (saved: 
                   <Tree
                     checkable
                     selectable={false}
-                    height={360}
                     treeData={permissionTree}
                     checkedKeys={permissions}
                     onCheck={(checked) => setPermissions(Array.isArray(checked) ? checked : checked.checked)}
