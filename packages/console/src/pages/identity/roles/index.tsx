@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { App, Button, Input, Popconfirm, Select, Space, Tag, Typography } from 'antd';
+import { App, Button, Input, Select, Space, Tag, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../../api/client';
 import { holds, useMe } from '../../../app/me';
@@ -10,7 +10,9 @@ import { ServerTable, useListParams } from '../../../components/server-table';
 import { CODES } from '../shared/codes';
 import { StatusTag } from '../shared/view';
 import { withApp } from '../shared/with-app';
-import { RoleForm } from './role-form';
+
+// the form (two trees) loads when opened: the list stays light
+const RoleForm = lazy(() => import('./role-form').then((m) => ({ default: m.RoleForm })));
 
 type Role = {
   id: number;
@@ -24,7 +26,7 @@ type Role = {
 /** Roles of the tenant: what each grants (permissions) and shows (menus). */
 function RolesPage() {
   const { t } = useTranslation('identity');
-  const { message } = App.useApp();
+  const { message, modal } = App.useApp();
   const me = useMe();
   const can = (code: string) => holds(me.data, code);
   const params = useListParams(['keyword', 'status'] as const);
@@ -73,11 +75,21 @@ function RolesPage() {
             </Button>
           ) : null}
           {can(CODES.role.delete) ? (
-            <Popconfirm title={t('roles.confirmDelete', { name: r.name })} onConfirm={() => remove.mutate(r.id)}>
-              <Button type="link" danger>
-                {t('delete')}
-              </Button>
-            </Popconfirm>
+            <Button
+              type="link"
+              danger
+              onClick={() =>
+                void modal.confirm({
+                  title: t('roles.confirmDelete', { name: r.name }),
+                  okText: t('delete'),
+                  okButtonProps: { danger: true },
+                  cancelText: t('cancel'),
+                  onOk: () => remove.mutate(r.id),
+                })
+              }
+            >
+              {t('delete')}
+            </Button>
           ) : null}
         </Space>
       ),
@@ -118,18 +130,20 @@ function RolesPage() {
       </Space>
       <ErrorMessage error={roles.error} />
       <ServerTable<Role> rowKey="id" columns={columns} params={params} data={roles.data} loading={roles.isFetching} />
-      {editing !== null ? (
-        <RoleForm
-          id={editing === 'new' ? null : editing}
-          onClose={(saved) => {
-            setEditing(null);
-            if (saved) {
-              void message.success(t('saved'));
-              refresh();
-            }
-          }}
-        />
-      ) : null}
+      <Suspense>
+        {editing !== null ? (
+          <RoleForm
+            id={editing === 'new' ? null : editing}
+            onClose={(saved) => {
+              setEditing(null);
+              if (saved) {
+                void message.success(t('saved'));
+                refresh();
+              }
+            }}
+          />
+        ) : null}
+      </Suspense>
     </>
   );
 }

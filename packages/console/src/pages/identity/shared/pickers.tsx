@@ -1,16 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
-import { Select, TreeSelect } from 'antd';
+import { Select } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../../api/client';
 import { holds, useMe } from '../../../app/me';
 import { CODES } from './codes';
 
-type TreeNode = { id: number; name: string; children: TreeNode[] };
-type Option = { value: number; title: string; children: Option[] };
-const toOptions = (nodes: TreeNode[]): Option[] =>
-  nodes.map((n) => ({ value: n.id, title: n.name, children: toOptions(n.children) }));
-
+export type TreeNode = { id: number; name: string; children: TreeNode[] };
 /** The department tree: one call (departments are few compared with users). */
 export function useDepartmentTree(enabled = true) {
   const me = useMe();
@@ -31,26 +27,7 @@ export function departmentNames(nodes: TreeNode[] | undefined, into = new Map<nu
   return into;
 }
 
-type PickerProps<V> = { value?: V; onChange?: (v: V) => void; id?: string; 'aria-label'?: string };
-
-export function DepartmentPicker(props: PickerProps<number | null>) {
-  const { t } = useTranslation('identity');
-  const tree = useDepartmentTree();
-  return (
-    <TreeSelect
-      {...props}
-      allowClear
-      showSearch
-      treeNodeFilterProp="title"
-      treeDefaultExpandAll
-      loading={tree.isPending}
-      placeholder={t('pick.department')}
-      treeData={toOptions(tree.data ?? [])}
-      onChange={(v) => props.onChange?.(v ?? null)}
-      style={{ minWidth: 200 }}
-    />
-  );
-}
+export type PickerProps<V> = { value?: V; onChange?: (v: V) => void; id?: string; 'aria-label'?: string };
 
 /**
  * Roles or positions to pick from: searched on the server by keyword, one page at a time, so a
@@ -110,3 +87,33 @@ export const RoleFilter = (p: PickerProps<number | undefined>) => (
 export const PositionPicker = (p: PickerProps<number[]>) => (
   <SearchPicker kind="positions" multiple {...(p as PickerProps<number[] | number | undefined>)} />
 );
+
+/**
+ * The list's department filter: a plain select of the tree flattened and indented, lighter than
+ * a tree select (the list page keeps within its size budget; the form has the tree).
+ */
+export function DepartmentFilter(props: PickerProps<number | null>) {
+  const { t } = useTranslation('identity');
+  const tree = useDepartmentTree();
+  const options: { value: number; label: string }[] = [];
+  const walk = (nodes: TreeNode[], depth: number) => {
+    for (const n of nodes) {
+      options.push({ value: n.id, label: `${'\u3000'.repeat(depth)}${n.name}` });
+      walk(n.children, depth + 1);
+    }
+  };
+  walk(tree.data ?? [], 0);
+  return (
+    <Select
+      {...props}
+      value={props.value ?? undefined}
+      allowClear
+      showSearch={{ optionFilterProp: 'label' }}
+      loading={tree.isPending}
+      placeholder={t('pick.department')}
+      options={options}
+      onChange={(v) => props.onChange?.(v ?? null)}
+      style={{ minWidth: 200 }}
+    />
+  );
+}

@@ -1,18 +1,20 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { App, Button, Input, Popconfirm, Select, Space, Tag, Typography } from 'antd';
+import { App, Button, Input, Select, Space, Tag, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
-import { type Key, useState } from 'react';
+import { type Key, lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../../api/client';
 import { holds, useMe } from '../../../app/me';
 import { ErrorMessage, errorText } from '../../../components/error-message';
 import { ServerTable, useListParams } from '../../../components/server-table';
 import { CODES } from '../shared/codes';
-import { DepartmentPicker, departmentNames, RoleFilter, useDepartmentTree } from '../shared/pickers';
+import { DepartmentFilter, departmentNames, RoleFilter, useDepartmentTree } from '../shared/pickers';
 import { formatTime, StatusTag } from '../shared/view';
 import { withApp } from '../shared/with-app';
-import { ResetPasswordDialog } from './reset-password';
-import { UserForm } from './user-form';
+
+const ResetPasswordDialog = lazy(() => import('./reset-password').then((m) => ({ default: m.ResetPasswordDialog })));
+// the forms load when opened: the list stays light
+const UserForm = lazy(() => import('./user-form').then((m) => ({ default: m.UserForm })));
 
 type User = {
   id: number;
@@ -31,7 +33,9 @@ const FILTERS = ['keyword', 'status', 'departmentId', 'roleId'] as const;
 /** Users of the tenant: one server page at a time, filters in the URL, actions by permission. */
 function UsersPage() {
   const { t } = useTranslation('identity');
-  const { message } = App.useApp();
+  const { message, modal } = App.useApp();
+  const confirm = (title: string, onOk: () => void) =>
+    void modal.confirm({ title, okText: t('delete'), okButtonProps: { danger: true }, cancelText: t('cancel'), onOk });
   const me = useMe();
   const can = (code: string) => holds(me.data, code);
   const params = useListParams(FILTERS);
@@ -139,11 +143,13 @@ function UsersPage() {
             </Button>
           ) : null}
           {can(CODES.user.delete) ? (
-            <Popconfirm title={t('users.confirmDelete', { name: u.username })} onConfirm={() => remove.mutate(u.id)}>
-              <Button type="link" danger>
-                {t('delete')}
-              </Button>
-            </Popconfirm>
+            <Button
+              type="link"
+              danger
+              onClick={() => confirm(t('users.confirmDelete', { name: u.username }), () => remove.mutate(u.id))}
+            >
+              {t('delete')}
+            </Button>
           ) : null}
         </Space>
       ),
@@ -177,7 +183,7 @@ function UsersPage() {
           ]}
           style={{ width: 140 }}
         />
-        <DepartmentPicker
+        <DepartmentFilter
           aria-label={t('users.department')}
           value={departmentId ? Number(departmentId) : null}
           onChange={(v) => params.set({ departmentId: v })}
@@ -209,15 +215,14 @@ function UsersPage() {
           </>
         ) : null}
         {can(CODES.user.delete) ? (
-          <Popconfirm
-            title={t('users.confirmBatchDelete', { count: ids.length })}
-            onConfirm={() => batchDelete.mutate()}
+          <Button
+            danger
             disabled={!ids.length}
+            loading={batchDelete.isPending}
+            onClick={() => confirm(t('users.confirmBatchDelete', { count: ids.length }), () => batchDelete.mutate())}
           >
-            <Button danger disabled={!ids.length} loading={batchDelete.isPending}>
-              {t('users.batchDelete')}
-            </Button>
-          </Popconfirm>
+            {t('users.batchDelete')}
+          </Button>
         ) : null}
         {ids.length ? <Typography.Text type="secondary">{t('selected', { count: ids.length })}</Typography.Text> : null}
       </Space>
@@ -231,16 +236,18 @@ function UsersPage() {
         selected={selected}
         onSelect={can(CODES.user.update) || can(CODES.user.delete) ? setSelected : undefined}
       />
-      {editing !== null ? (
-        <UserForm
-          id={editing === 'new' ? null : editing}
-          onClose={(saved) => {
-            setEditing(null);
-            if (saved) done(t('saved'));
-          }}
-        />
-      ) : null}
-      {resetting ? <ResetPasswordDialog user={resetting} onClose={() => setResetting(null)} /> : null}
+      <Suspense>
+        {editing !== null ? (
+          <UserForm
+            id={editing === 'new' ? null : editing}
+            onClose={(saved) => {
+              setEditing(null);
+              if (saved) done(t('saved'));
+            }}
+          />
+        ) : null}
+        {resetting ? <ResetPasswordDialog user={resetting} onClose={() => setResetting(null)} /> : null}
+      </Suspense>
     </>
   );
 }

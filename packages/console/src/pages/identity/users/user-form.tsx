@@ -5,7 +5,8 @@ import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../../api/client';
 import { ErrorMessage } from '../../../components/error-message';
 import { applyFieldErrors } from '../../../components/form-errors';
-import { DepartmentPicker, PositionPicker, RolePicker } from '../shared/pickers';
+import { DepartmentPicker } from '../shared/department-picker';
+import { PositionPicker, RolePicker } from '../shared/pickers';
 
 type Values = {
   username: string;
