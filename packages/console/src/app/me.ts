@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
+import { mayCall, type OperationId } from '../api/permissions';
 
 /** The signed-in person, their tenant, permissions and menus: what shapes the whole shell. */
 export function useMe() {
@@ -9,9 +10,12 @@ export function useMe() {
 export type Me = NonNullable<ReturnType<typeof useMe>['data']>;
 export type MenuNode = Me['menus'][number];
 
-/** Whether the person holds a permission code (`*` is a super administrator's). */
-export function holds(me: Me | undefined, code: string | null | undefined): boolean {
-  if (!code) return true;
-  if (!me) return false;
-  return me.permissions.includes('*') || me.permissions.includes(code);
+/**
+ * Whether the signed-in person may call an operation, by the generated operation → permission map
+ * (api/permissions.ts): what shows or hides a button. The server's 403 stays the guard.
+ */
+export function useMayCall(): (operation: OperationId, params?: Record<string, string | number>) => boolean {
+  const me = useMe();
+  const granted = new Set(me.data?.permissions ?? []);
+  return (operation, params) => me.data !== undefined && mayCall(operation, granted, params);
 }

@@ -13,6 +13,8 @@ const Dashboard = lazy(() => import('../pages/dashboard'));
 const Unbuilt = lazy(() => import('../pages/unbuilt'));
 const Notifications = lazy(() => import('../pages/notifications'));
 const Profile = lazy(() => import('../pages/profile'));
+const Users = lazy(() => import('../pages/identity/users'));
+const Roles = lazy(() => import('../pages/identity/roles'));
 // public pages: outside the shell, no sign-in (a share link's page, decision 0017)
 const SharePage = lazy(() => import('../pages/public/share-page'));
 
@@ -28,6 +30,8 @@ export function AppRoutes() {
           <Route index element={<Dashboard />} />
           <Route path="notifications" element={<Notifications />} />
           <Route path="profile" element={<Profile />} />
+          <Route path="system/users" element={<Users />} />
+          <Route path="system/roles" element={<Roles />} />
           <Route path="*" element={<Unbuilt />} />
         </Route>
       </Route>

@@ -3,6 +3,7 @@ import { initReactI18next } from 'react-i18next';
 import enAuth from './en/auth.json';
 import enCommon from './en/common.json';
 import enErrors from './en/errors.json';
+import enIdentity from './en/identity.json';
 import enMenu from './en/menu.json';
 import enNotifications from './en/notifications.json';
 import enOAuth from './en/oauth.json';
@@ -11,6 +12,7 @@ import enShare from './en/share.json';
 import zhAuth from './zh-CN/auth.json';
 import zhCommon from './zh-CN/common.json';
 import zhErrors from './zh-CN/errors.json';
+import zhIdentity from './zh-CN/identity.json';
 import zhMenu from './zh-CN/menu.json';
 import zhNotifications from './zh-CN/notifications.json';
 import zhOAuth from './zh-CN/oauth.json';
@@ -26,6 +28,7 @@ export const resources = {
     common: zhCommon,
     auth: zhAuth,
     errors: zhErrors,
+    identity: zhIdentity,
     menu: zhMenu,
     notifications: zhNotifications,
     oauth: zhOAuth,
@@ -36,6 +39,7 @@ export const resources = {
     common: enCommon,
     auth: enAuth,
     errors: enErrors,
+    identity: enIdentity,
     menu: enMenu,
     notifications: enNotifications,
     oauth: enOAuth,

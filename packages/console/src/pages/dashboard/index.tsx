@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Card, Col, Row, Statistic, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../api/client';
-import { holds, useMe } from '../../app/me';
+import { useMayCall } from '../../app/me';
 import { ErrorMessage } from '../../components/error-message';
 
 const FIGURES = ['users', 'onlineUsers', 'todayLogins', 'todayOperations'] as const;
@@ -10,8 +10,7 @@ const FIGURES = ['users', 'onlineUsers', 'todayLogins', 'todayOperations'] as co
 /** The home page: the totals of /api/dashboard/stats, for those who may see them. */
 export default function DashboardPage() {
   const { t } = useTranslation();
-  const me = useMe();
-  const allowed = holds(me.data, 'dashboard:stats:view');
+  const allowed = useMayCall()('ops.dashboard_stats.get');
   const stats = useQuery({
     queryKey: ['dashboard', 'stats'],
     queryFn: () => unwrap(api.GET('/api/dashboard/stats')),

@@ -9,7 +9,7 @@ const FILTERS = ['state', 'open'] as const;
 const PRIORITY_COLOR = { low: 'default', normal: 'blue', high: 'orange', urgent: 'red' } as const;
 
 /** The announcements that reach me, with their read state; opening one marks it read. */
-export function AnnouncementsTab() {
+export default function AnnouncementsTab() {
   const { t, i18n } = useTranslation('notifications');
   const [message, toastHolder] = toast.useMessage();
   const queryClient = useQueryClient();

@@ -2,10 +2,10 @@ import { Tabs, Typography } from 'antd';
 import { lazy, Suspense, useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
-import { AnnouncementsTab } from './announcements-tab';
 import { MessagesTab } from './messages-tab';
 
-// the preferences form is only for those who open it
+// the announcements and the preferences form load only for those who open their tab
+const AnnouncementsTab = lazy(() => import('./announcements-tab'));
 const PreferencesTab = lazy(() => import('./preferences-tab'));
 const TABS = ['messages', 'announcements', 'preferences'] as const;
 type Tab = (typeof TABS)[number];
@@ -31,7 +31,15 @@ export default function NotificationsPage() {
         destroyOnHidden
         items={[
           { key: 'messages', label: t('tabs.messages'), children: <MessagesTab /> },
-          { key: 'announcements', label: t('tabs.announcements'), children: <AnnouncementsTab /> },
+          {
+            key: 'announcements',
+            label: t('tabs.announcements'),
+            children: (
+              <Suspense>
+                <AnnouncementsTab />
+              </Suspense>
+            ),
+          },
           {
             key: 'preferences',
             label: t('tabs.preferences'),

@@ -1,5 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Button, Input, Popconfirm, Select, Space, Table, Tag, Typography, message as toast } from 'antd';
+import { Button, Input, Select, Space, Table, Tag, Typography, message as toast } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
@@ -33,6 +33,8 @@ export function MessagesTab() {
   const queryClient = useQueryClient();
   const { page, pageSize, values, update } = useUrlState(FILTERS);
   const [selected, setSelected] = useState<number[]>([]);
+  // messages waiting for the person to confirm their deletion (a row's, or the selected ones)
+  const [pendingDelete, setPendingDelete] = useState<number[] | null>(null);
   const [keyword, setKeyword] = useState(values.keyword ?? '');
   const type = (TYPES as readonly string[]).includes(values.type ?? '') ? (values.type as MessageType) : undefined;
   const query = {
@@ -119,11 +121,32 @@ export function MessagesTab() {
         <Button disabled={selected.length === 0} loading={read.isPending} onClick={() => read.mutate(selected)}>
           {t('actions.readSelected')}
         </Button>
-        <Popconfirm title={t('actions.confirmDelete')} onConfirm={() => remove.mutate(selected)}>
-          <Button danger disabled={selected.length === 0} loading={remove.isPending}>
+        {/* the confirmation in place: a popover for one question would load a chunk of its own */}
+        {pendingDelete ? (
+          <Space role="group" aria-label={t('actions.confirmDelete')}>
+            <Typography.Text>{t('actions.confirmDelete')}</Typography.Text>
+            <Button
+              danger
+              type="primary"
+              onClick={() => {
+                remove.mutate(pendingDelete);
+                setPendingDelete(null);
+              }}
+            >
+              {t('actions.delete')}
+            </Button>
+            <Button onClick={() => setPendingDelete(null)}>{t('actions.cancel')}</Button>
+          </Space>
+        ) : (
+          <Button
+            danger
+            disabled={selected.length === 0}
+            loading={remove.isPending}
+            onClick={() => setPendingDelete(selected)}
+          >
             {t('actions.deleteSelected')}
           </Button>
-        </Popconfirm>
+        )}
         <Button type="primary" loading={readAll.isPending} onClick={() => readAll.mutate()}>
           {t('actions.readAll')}
         </Button>
@@ -204,11 +227,14 @@ export function MessagesTab() {
                     {t('actions.markRead')}
                   </Button>
                 )}
-                <Popconfirm title={t('actions.confirmDelete')} onConfirm={() => remove.mutate([row.id])}>
-                  <Button size="small" danger aria-label={t('actions.deleteOf', { title: row.title })}>
-                    {t('actions.delete')}
-                  </Button>
-                </Popconfirm>
+                <Button
+                  size="small"
+                  danger
+                  onClick={() => setPendingDelete([row.id])}
+                  aria-label={t('actions.deleteOf', { title: row.title })}
+                >
+                  {t('actions.delete')}
+                </Button>
               </Space>
             ),
           },
