@@ -9,7 +9,8 @@ import { useTheme } from './preferences';
 /**
  * antd's default tokens fail WCAG AA contrast (4.5:1) for normal text: #1677ff on white (4.1),
  * white on #1677ff (4.1), secondary text at 45% black (3.4); in dark, links #1668dc (3.6) and
- * secondary text at 45% white (4.4). The accessibility test found them on every page; these
+ * secondary text at 45% white (4.4); placeholders and danger buttons likewise. The accessibility
+ * test found them; these
  * tokens are the smallest change that passes (contrast 5.5–6.2). Links follow colorLink (from
  * colorInfo), not colorPrimary: both are set.
  */
@@ -19,11 +20,15 @@ const TOKENS = {
     colorLink: '#0958d9',
     colorTextTertiary: 'rgba(0, 0, 0, 0.6)',
     colorTextDescription: 'rgba(0, 0, 0, 0.6)',
+    colorTextPlaceholder: 'rgba(0, 0, 0, 0.6)',
+    colorError: '#cf1322',
   },
   dark: {
     colorLink: '#4096ff',
     colorTextTertiary: 'rgba(255, 255, 255, 0.55)',
     colorTextDescription: 'rgba(255, 255, 255, 0.55)',
+    colorTextPlaceholder: 'rgba(255, 255, 255, 0.55)',
+    colorError: '#ff7875',
   },
 } as const;
 

@@ -2,6 +2,7 @@ import { Table, type TableProps } from 'antd';
 import type { Key } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
+import { ScrollRegion } from './scroll-region';
 
 const DEFAULT_PAGE_SIZE = 20;
 
@@ -35,31 +36,34 @@ export type ListParams = ReturnType<typeof useListParams>;
 type Props<T> = Omit<TableProps<T>, 'pagination' | 'dataSource' | 'rowSelection'> & {
   params: Pick<ListParams, 'page' | 'pageSize' | 'set'>;
   data: { list: T[]; total: number } | undefined;
+  /** what the table holds, naming its scrolling region for screen readers */
+  label: string;
   /** rows picked for a batch action (ids of this page) */
   selected?: Key[];
   onSelect?: (keys: Key[]) => void;
 };
 
 /** A table of one server page: it never holds more rows than the page the server sent. */
-export function ServerTable<T extends object>({ params, data, selected, onSelect, ...rest }: Props<T>) {
+export function ServerTable<T extends object>({ label, params, data, selected, onSelect, ...rest }: Props<T>) {
   const { t } = useTranslation();
   return (
-    <Table<T>
-      size="middle"
-      scroll={{ x: 'max-content' }}
-      {...rest}
-      dataSource={data?.list ?? []}
-      rowSelection={onSelect ? { selectedRowKeys: selected, onChange: (keys) => onSelect(keys) } : undefined}
-      pagination={{
-        current: params.page,
-        pageSize: params.pageSize,
-        total: data?.total ?? 0,
-        showSizeChanger: true,
-        pageSizeOptions: [10, 20, 50, 100],
-        showTotal: (total) => t('table.total', { total }),
-        onChange: (page, pageSize) =>
-          params.set(pageSize !== params.pageSize ? { page: 1, pageSize } : { page, pageSize: params.pageSize }),
-      }}
-    />
+    <ScrollRegion label={label}>
+      <Table<T>
+        size="middle"
+        {...rest}
+        dataSource={data?.list ?? []}
+        rowSelection={onSelect ? { selectedRowKeys: selected, onChange: (keys) => onSelect(keys) } : undefined}
+        pagination={{
+          current: params.page,
+          pageSize: params.pageSize,
+          total: data?.total ?? 0,
+          showSizeChanger: true,
+          pageSizeOptions: [10, 20, 50, 100],
+          showTotal: (total) => t('table.total', { total }),
+          onChange: (page, pageSize) =>
+            params.set(pageSize !== params.pageSize ? { page: 1, pageSize } : { page, pageSize: params.pageSize }),
+        }}
+      />
+    </ScrollRegion>
   );
 }

@@ -2,7 +2,7 @@
 // themes, checked by axe-core (WCAG 2.1 A and AA rules) in Chromium against the service serving the
 // built console. A serious or critical violation fails the test, named by rule, element, page,
 // language and theme. axe runs from the installed axe-core package: nothing is fetched.
-import AxeBuilder from '@axe-core/playwright';
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postFile } from '../drive/uploads-helpers.ts';
@@ -84,10 +84,24 @@ describe.skipIf(!hasChromium)('accessibility of every console page (axe, WCAG 2.
       { name: 'dashboard', path: '/', signedIn: true, ready: h1 },
       {
         name: 'unbuilt menu page',
-        path: '/system/users',
+        path: '/system/departments',
         signedIn: true,
         ready: (p) => p.locator('.ant-result-title').waitFor(),
       },
+      {
+        name: 'users',
+        path: '/system/users',
+        signedIn: true,
+        ready: (p) => p.locator('.ant-table-row').first().waitFor(),
+      },
+      {
+        name: 'roles',
+        path: '/system/roles',
+        signedIn: true,
+        ready: (p) => p.locator('.ant-table-row').first().waitFor(),
+      },
+      { name: 'notification inbox', path: '/notifications', signedIn: true, ready: h1 },
+      { name: 'notification preferences', path: '/notifications?tab=preferences', signedIn: true, ready: h1 },
       {
         name: 'OAuth consent',
         path: `/oauth2/authorize?${consent}`,

@@ -8,6 +8,7 @@ import { useSearchParams } from 'react-router';
 import { api, unwrap } from '../../api/client';
 import { ErrorMessage } from '../../components/error-message';
 import { formatDateTime } from '../../components/format';
+import { ScrollRegion } from '../../components/scroll-region';
 
 const PAGE_SIZES = [10, 20, 50, 100];
 
@@ -62,19 +63,6 @@ function Outcome({ ok, children }: { ok: boolean; children: ReactNode }) {
   );
 }
 
-/**
- * A table that may be wider than the page scrolls in a region of its own, which a keyboard can
- * reach and a screen reader names (axe: scrollable-region-focusable).
- */
-function Scrolling({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take the focus to scroll by keyboard
-    <section aria-label={label} tabIndex={0} style={{ overflowX: 'auto' }}>
-      {children}
-    </section>
-  );
-}
-
 /** GET /api/profile/login-logs: the person's sign-ins, successful or not, newest first. */
 export function LoginRecords() {
   const { t, i18n } = useTranslation('profile');
@@ -109,7 +97,7 @@ export function LoginRecords() {
   return (
     <>
       <ErrorMessage error={query.error} />
-      <Scrolling label={t('tabs.logins')}>
+      <ScrollRegion label={t('tabs.logins')}>
         <Table<Row>
           rowKey="id"
           size="middle"
@@ -119,7 +107,7 @@ export function LoginRecords() {
           pagination={pagination(paging, query.data?.total, (count) => t('records.total', { count }))}
           locale={{ emptyText: t('records.empty') }}
         />
-      </Scrolling>
+      </ScrollRegion>
     </>
   );
 }
@@ -153,7 +141,7 @@ export function OperationRecords() {
   return (
     <>
       <ErrorMessage error={query.error} />
-      <Scrolling label={t('tabs.operations')}>
+      <ScrollRegion label={t('tabs.operations')}>
         <Table<Row>
           rowKey="id"
           size="middle"
@@ -163,7 +151,7 @@ export function OperationRecords() {
           pagination={pagination(paging, query.data?.total, (count) => t('records.total', { count }))}
           locale={{ emptyText: t('records.empty') }}
         />
-      </Scrolling>
+      </ScrollRegion>
     </>
   );
 }

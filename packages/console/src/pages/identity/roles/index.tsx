@@ -57,7 +57,7 @@ export default function RolesPage() {
     {
       title: t('roles.permissions'),
       dataIndex: 'permissions',
-      render: (v: string[]) => (v.includes('*') ? <Tag color="gold">{t('roles.all')}</Tag> : v.length),
+      render: (v: string[]) => (v.includes('*') ? <Tag>{t('roles.all')}</Tag> : v.length),
     },
     { title: t('status.label'), dataIndex: 'status', render: (v: Role['status']) => <StatusTag status={v} /> },
     { title: t('sort'), dataIndex: 'sort' },
@@ -126,7 +126,14 @@ export default function RolesPage() {
         ) : null}
       </Space>
       <ErrorMessage error={roles.error} />
-      <ServerTable<Role> rowKey="id" columns={columns} params={params} data={roles.data} loading={roles.isFetching} />
+      <ServerTable<Role>
+        label={t('roles.title')}
+        rowKey="id"
+        columns={columns}
+        params={params}
+        data={roles.data}
+        loading={roles.isFetching}
+      />
       <Suspense>
         {editing !== null ? (
           <RoleForm

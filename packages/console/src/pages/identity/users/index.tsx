@@ -1,3 +1,4 @@
+import { LockOutlined } from '@ant-design/icons';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { App, Button, Input, Select, Space, Tag, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
@@ -94,7 +95,7 @@ export default function UsersPage() {
         u.isSuper ? (
           <Space>
             {v}
-            <Tag color="gold">{t('users.super')}</Tag>
+            <Tag>{t('users.super')}</Tag>
           </Space>
         ) : (
           v
@@ -113,7 +114,7 @@ export default function UsersPage() {
       render: (v: User['status'], u) => (
         <Space size={4}>
           <StatusTag status={v} />
-          {locked(u) ? <Tag color="red">{t('users.locked')}</Tag> : null}
+          {locked(u) ? <Tag icon={<LockOutlined aria-hidden />}>{t('users.locked')}</Tag> : null}
         </Space>
       ),
     },
@@ -121,7 +122,6 @@ export default function UsersPage() {
     {
       title: t('actions'),
       key: 'actions',
-      fixed: 'right',
       render: (_, u) => (
         <Space size={0} wrap>
           {can('identity.user.update') ? (
@@ -225,6 +225,7 @@ export default function UsersPage() {
       </Space>
       <ErrorMessage error={users.error} />
       <ServerTable<User>
+        label={t('users.title')}
         rowKey="id"
         columns={columns}
         params={params}
