@@ -1,18 +1,18 @@
-import { Breadcrumb, Button, Dropdown, Layout, Menu, Segmented, Space, Spin, Typography } from 'antd';
+import { Breadcrumb, Button, Dropdown, Layout, Menu, Space, Spin, Typography } from 'antd';
 import { Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router';
 import { ErrorMessage } from '../../components/error-message';
-import { LANGUAGES, type Language, setLanguage } from '../../i18n';
+import { PreferenceSwitches } from '../../components/preference-switches';
 import { useMe } from '../me';
-import { setTheme, useTheme } from '../preferences';
+import { useTheme } from '../preferences';
 import { signOut } from '../session';
 import { NotificationBell } from './bell';
 import { menuItems, menuName, menuTrail } from './menu-items';
 
 /** The frame of every signed-in page: navigation from the server's menus, breadcrumbs, the person's switches. */
 export function Shell() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const me = useMe();
   const theme = useTheme();
   const location = useLocation();
@@ -52,21 +52,7 @@ export function Shell() {
           <Typography.Text strong>{me.data.tenant?.name ?? ''}</Typography.Text>
           <Space>
             <NotificationBell />
-            <Segmented
-              aria-label={t('theme.label')}
-              value={theme}
-              options={[
-                { value: 'light', label: t('theme.light') },
-                { value: 'dark', label: t('theme.dark') },
-              ]}
-              onChange={(v) => setTheme(v as 'light' | 'dark')}
-            />
-            <Segmented
-              aria-label={t('language')}
-              value={i18n.language}
-              options={LANGUAGES.map((l) => ({ value: l, label: l === 'en' ? 'English' : '中文' }))}
-              onChange={(v) => setLanguage(v as Language)}
-            />
+            <PreferenceSwitches />
             <Dropdown
               menu={{
                 items: [
