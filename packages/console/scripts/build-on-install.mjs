@@ -25,6 +25,15 @@ if (!npm) {
   process.exit(1);
 }
 const started = Date.now();
-const build = spawnSync(process.execPath, [npm, ...BUILD], { stdio: 'inherit' });
-if (build.status === 0) console.log(`console: built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+// Vite's list of every chunk is noise in an install: one line when it works, all of it when not
+const build = spawnSync(process.execPath, [npm, ...BUILD], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+if (build.status === 0) {
+  console.log(`console: built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+} else {
+  process.stdout.write(build.stdout ?? '');
+  process.stderr.write(build.stderr ?? '');
+  console.error(
+    `console: the build failed (${build.status ?? build.signal}); run it again with: npm ${BUILD.join(' ')}`,
+  );
+}
 process.exit(build.status ?? 1);
