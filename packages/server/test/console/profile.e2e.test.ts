@@ -18,6 +18,12 @@ describe.skipIf(!hasChromium)('the profile page in Chromium', () => {
     site = await startConsoleSite();
     // enough sign-ins for a second page of records at 10 a page
     for (let i = 0; i < 12; i++) await login(site.t.app, 'admin', ADMIN_PASSWORD, 'demo');
+    // and an operation of theirs, so the operation records are not empty whatever ran before
+    const written = await call(site.t.app, 'POST', '/api/dict-types', {
+      token: site.t.demoAdminToken,
+      body: { code: 'profile_e2e', name: 'Profile e2e' },
+    });
+    if (written.statusCode !== 201) throw new Error(`POST /api/dict-types: ${written.statusCode} ${written.body}`);
     await mkdir(SHOTS, { recursive: true });
   }, 120_000);
 
