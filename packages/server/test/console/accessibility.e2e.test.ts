@@ -136,7 +136,7 @@ describe.skipIf(!hasChromium)('accessibility of every console page (axe, WCAG 2.
       },
       { name: 'share: collection', path: new URL(collect.url).pathname, signedIn: false, ready: h1 },
     );
-  }, 120_000);
+  }, 240_000);
 
   afterAll(async () => {
     await site?.close();

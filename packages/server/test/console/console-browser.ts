@@ -82,7 +82,10 @@ export async function startConsoleSite(opts: TestAppOptions = {}): Promise<Conso
         },
         [language, theme],
       );
-      return context.newPage();
+      const page = await context.newPage();
+      // a browser starved of CPU by the other test worker is slow, not stuck: waits are generous
+      page.setDefaultTimeout(90_000);
+      return page;
     },
     async close() {
       await browser.close();

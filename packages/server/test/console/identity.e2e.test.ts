@@ -152,7 +152,7 @@ describe.skipIf(!existsSync(CHROMIUM))('identity pages in Chromium', () => {
     expect(await page.getByRole('button', { name: 'New user' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Edit' }).count()).toBe(0);
     await page.context().close();
-  }, 120_000);
+  }, 240_000);
 
   it.each([
     ['en', 'light'],
@@ -177,6 +177,6 @@ describe.skipIf(!existsSync(CHROMIUM))('identity pages in Chromium', () => {
       await shot(page, `user-form-${language}-${theme}`);
       await page.context().close();
     },
-    60_000,
+    180_000,
   );
 });

@@ -63,6 +63,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the notification bell and center in Chro
       [language, theme],
     );
     page = await context.newPage();
+    page.setDefaultTimeout(90_000); // slow under the other test worker, not stuck
     await page.goto(`${origin}/login`);
     await page.locator('#tenantCode').fill('demo');
     await page.locator('#username').fill(user.username);
@@ -117,7 +118,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the notification bell and center in Chro
     await page.getByRole('button', { name: 'Mark all read' }).click();
     await bell(0).waitFor();
     await context.close();
-  }, 90_000);
+  }, 180_000);
 
   it('lists the messages in the center, filters in the URL, and reads them', async () => {
     await send('Unread one');
@@ -134,7 +135,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the notification bell and center in Chro
     await page.getByRole('heading', { name: 'Delivery' }).waitFor();
     await shot('preferences-en-dark');
     await context.close();
-  }, 60_000);
+  }, 180_000);
 
   it('in Chinese, light and dark', async () => {
     await send('季度报告已生成');
@@ -149,5 +150,5 @@ describe.skipIf(!existsSync(CHROMIUM))('the notification bell and center in Chro
       await shot(`inbox-zh-${theme}`);
       await context.close();
     }
-  }, 60_000);
+  }, 180_000);
 });

@@ -25,7 +25,7 @@ describe.skipIf(!hasChromium)('the profile page in Chromium', () => {
     });
     if (written.statusCode !== 201) throw new Error(`POST /api/dict-types: ${written.statusCode} ${written.body}`);
     await mkdir(SHOTS, { recursive: true });
-  }, 120_000);
+  }, 240_000);
 
   afterAll(async () => {
     await site?.close();
@@ -57,7 +57,7 @@ describe.skipIf(!hasChromium)('the profile page in Chromium', () => {
     expect(await details.textContent()).toContain('admin');
     expect(await details.textContent()).toContain('(demo)');
     await page.context().close();
-  }, 60_000);
+  }, 180_000);
 
   it('pages the sign-in records on the server, the page in the URL', async () => {
     const page = await site.page({ language: 'en' });
@@ -73,7 +73,7 @@ describe.skipIf(!hasChromium)('the profile page in Chromium', () => {
     await page.waitForURL((u) => u.searchParams.get('tab') === 'operations' && !u.searchParams.has('page'));
     await page.locator('.ant-table-row').first().waitFor();
     await page.context().close();
-  }, 60_000);
+  }, 180_000);
 
   it('changes the password: refusals on their fields, then this sign-in stays and the others end', async () => {
     const other = await login(site.t.app, 'admin', ADMIN_PASSWORD, 'demo');
@@ -124,7 +124,7 @@ describe.skipIf(!hasChromium)('the profile page in Chromium', () => {
     expect((await call(site.t.app, 'GET', '/api/auth/me', { token: other })).statusCode).toBe(401);
     await login(site.t.app, 'admin', NEW_PASSWORD, 'demo');
     await page.context().close();
-  }, 90_000);
+  }, 180_000);
 
   it('looks right in both languages and themes (screenshots)', async () => {
     for (const [language, theme] of [
@@ -143,5 +143,5 @@ describe.skipIf(!hasChromium)('the profile page in Chromium', () => {
       await shot(page, `profile-logins-${language}-${theme}`);
       await page.context().close();
     }
-  }, 120_000);
+  }, 240_000);
 });

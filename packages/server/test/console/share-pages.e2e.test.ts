@@ -158,7 +158,7 @@ describe.skipIf(!hasChromium)('public share pages in Chromium', () => {
     });
     await shot(page, 'preview-en-light');
     await page.context().close();
-  }, 90_000);
+  }, 180_000);
 
   it('says in words that a link was revoked, has expired or does not exist', async () => {
     const page = await open(revoked.url);
@@ -174,7 +174,7 @@ describe.skipIf(!hasChromium)('public share pages in Chromium', () => {
     await zh.getByRole('heading', { name: '链接已过期' }).waitFor();
     await shot(zh, 'expired-zh-dark');
     await zh.context().close();
-  }, 60_000);
+  }, 180_000);
 
   it('shows a collection link’s limits before upload and takes a file into the folder', async () => {
     const page = await open(collect.url);
@@ -214,7 +214,7 @@ describe.skipIf(!hasChromium)('public share pages in Chromium', () => {
       await shot(p, `collect-${language}-${theme}`);
       await p.context().close();
     }
-  }, 90_000);
+  }, 180_000);
 
   it('looks the same in both languages and themes (the folder page)', async () => {
     for (const [language, theme] of [
@@ -230,5 +230,5 @@ describe.skipIf(!hasChromium)('public share pages in Chromium', () => {
       await shot(p, `folder-${language}-${theme}`);
       await p.context().close();
     }
-  }, 90_000);
+  }, 180_000);
 });

@@ -57,7 +57,7 @@ describe.skipIf(!hasChromium)('OAuth consent in Chromium, driven by oauth4webapi
       await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...insecure }),
     );
     await mkdir(SHOTS, { recursive: true });
-  }, 120_000);
+  }, 240_000);
 
   afterAll(async () => {
     await new Promise((r) => callback?.close(r));
@@ -131,7 +131,7 @@ describe.skipIf(!hasChromium)('OAuth consent in Chromium, driven by oauth4webapi
     );
     expect(info).toMatchObject({ sub, preferred_username: 'admin' });
     await page.context().close();
-  }, 60_000);
+  }, 180_000);
 
   it('deny: the browser lands on the redirect URI with error=access_denied and the state', async () => {
     const start = await authorizationUrl();
@@ -148,7 +148,7 @@ describe.skipIf(!hasChromium)('OAuth consent in Chromium, driven by oauth4webapi
     expect(url.searchParams.get('state')).toBe(start.state);
     expect(() => oauth.validateAuthResponse(as, client, url, start.state)).toThrow(oauth.AuthorizationResponseError);
     await page.context().close();
-  }, 60_000);
+  }, 180_000);
 
   for (const [language, theme] of [
     ['en', 'light'],
@@ -160,7 +160,7 @@ describe.skipIf(!hasChromium)('OAuth consent in Chromium, driven by oauth4webapi
       await signInThroughConsole(page);
       await page.screenshot({ path: join(SHOTS, `consent-${language}-${theme}.png`), fullPage: true });
       await page.context().close();
-    }, 60_000);
+    }, 180_000);
   }
 
   it('a user of another tenant is not asked: the page offers to sign in as someone else, into the right tenant', async () => {
@@ -182,7 +182,7 @@ describe.skipIf(!hasChromium)('OAuth consent in Chromium, driven by oauth4webapi
     await someoneElse.click();
     await signInThroughConsole(page);
     await page.context().close();
-  }, 60_000);
+  }, 180_000);
 
   it('an unregistered redirect_uri: an error on the page, no sign-in, no navigation away', async () => {
     const start = await authorizationUrl({ redirect_uri: 'http://127.0.0.1:9/evil' });
@@ -194,5 +194,5 @@ describe.skipIf(!hasChromium)('OAuth consent in Chromium, driven by oauth4webapi
     expect(page.url()).toBe(start.url);
     await page.screenshot({ path: join(SHOTS, 'consent-error-en-light.png'), fullPage: true });
     await page.context().close();
-  }, 60_000);
+  }, 180_000);
 });
