@@ -63,6 +63,7 @@ async function main() {
         NODE_ENV: 'production',
         HOST: '127.0.0.1',
         PORT: String(port),
+        PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
         DATA_DIR: dataDir,
         DATABASE_URL: db.url,
         JWT_SECRET: randomBytes(48).toString('base64url'),

@@ -106,6 +106,7 @@ export async function notificationScenario(database: string): Promise<Notificati
     const config = loadConfig({
       NODE_ENV: 'production',
       HOST: '127.0.0.1',
+      PUBLIC_BASE_URL: 'http://127.0.0.1',
       DATA_DIR: dataDir,
       JWT_SECRET: randomBytes(48).toString('base64url'),
       SECRET_KEYS: `bench:${randomBytes(32).toString('base64')}`,

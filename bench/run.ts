@@ -376,7 +376,8 @@ async function startService(extraEnv: Record<string, string> = {}): Promise<Serv
 /** The service on `dataDir` with the same environment (secrets included), on a new free port. */
 async function restartService(from: { dataDir: string; env: Record<string, string> }): Promise<Service> {
   const port = await freeLoopbackPort();
-  const env = { ...from.env, PORT: String(port) };
+  // production requires the public address; here it is the port this start listens on
+  const env = { ...from.env, PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` };
   dataDirs.add(from.dataDir);
   const t0 = performance.now();
   const child = launch(serviceArgs(), env);
