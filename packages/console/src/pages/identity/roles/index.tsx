@@ -1,13 +1,14 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { App, Button, Input, Select, Space, Tag, Typography } from 'antd';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { Button, Space, Tag, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../../api/client';
 import { useMayCall } from '../../../app/me';
-import { ErrorMessage, errorText } from '../../../components/error-message';
+import { ErrorMessage } from '../../../components/error-message';
+import { KeywordSearch, PageTitle, useListFeedback } from '../../../components/list-page';
 import { ServerTable, useListParams } from '../../../components/server-table';
-import { StatusTag } from '../shared/view';
+import { StatusFilter, StatusTag, statusQuery } from '../shared/view';
 
 // the form (two trees) loads when opened: the list stays light
 const RoleForm = lazy(() => import('./role-form').then((m) => ({ default: m.RoleForm })));
@@ -24,7 +25,6 @@ type Role = {
 /** Roles of the tenant: what each grants (permissions) and shows (menus). */
 export default function RolesPage() {
   const { t } = useTranslation('identity');
-  const { message, modal } = App.useApp();
   const can = useMayCall();
   const params = useListParams(['keyword', 'status'] as const);
   const { keyword, status } = params.filters;
@@ -32,7 +32,7 @@ export default function RolesPage() {
     page: params.page,
     pageSize: params.pageSize,
     ...(keyword ? { keyword } : {}),
-    ...(status === 'active' || status === 'disabled' ? { status: status as 'active' | 'disabled' } : {}),
+    ...statusQuery(status),
   };
   const roles = useQuery({
     queryKey: ['identity', 'roles', query],
@@ -40,16 +40,11 @@ export default function RolesPage() {
     placeholderData: (previous) => previous,
   });
   const [editing, setEditing] = useState<number | 'new' | null>(null);
-  const [search, setSearch] = useState(keyword ?? '');
-  const client = useQueryClient();
-  const refresh = () => void client.invalidateQueries({ queryKey: ['identity', 'roles'] });
+  const { done, fail, confirm } = useListFeedback(['identity', 'roles']);
   const remove = useMutation({
     mutationFn: (id: number) => unwrap(api.DELETE('/api/roles/{id}', { params: { path: { id } } })),
-    onSuccess: () => {
-      void message.success(t('deleted'));
-      refresh();
-    },
-    onError: (err) => void message.error(errorText(t, err)),
+    onSuccess: () => done(t('deleted')),
+    onError: fail,
   });
   const columns: ColumnsType<Role> = [
     { title: t('name'), dataIndex: 'name' },
@@ -76,13 +71,7 @@ export default function RolesPage() {
               type="link"
               danger
               onClick={() =>
-                void modal.confirm({
-                  title: t('roles.confirmDelete', { name: r.name }),
-                  okText: t('delete'),
-                  okButtonProps: { danger: true },
-                  cancelText: t('cancel'),
-                  onOk: () => remove.mutate(r.id),
-                })
+                confirm(t('roles.confirmDelete', { name: r.name }), t('delete'), () => remove.mutate(r.id))
               }
             >
               {t('delete')}
@@ -94,31 +83,10 @@ export default function RolesPage() {
   ];
   return (
     <>
-      <Typography.Title level={1} style={{ fontSize: 22 }}>
-        {t('roles.title')}
-      </Typography.Title>
+      <PageTitle>{t('roles.title')}</PageTitle>
       <Space wrap style={{ marginBottom: 16 }}>
-        <Input.Search
-          aria-label={t('search')}
-          placeholder={t('search')}
-          allowClear
-          value={search}
-          onChange={(e) => setSearch(e.target.value)}
-          onSearch={(v) => params.set({ keyword: v.trim() })}
-          style={{ width: 240 }}
-        />
-        <Select
-          aria-label={t('status.label')}
-          placeholder={t('status.label')}
-          allowClear
-          value={status}
-          onChange={(v) => params.set({ status: v })}
-          options={[
-            { value: 'active', label: t('status.active') },
-            { value: 'disabled', label: t('status.disabled') },
-          ]}
-          style={{ width: 140 }}
-        />
+        <KeywordSearch params={params} label={t('search')} />
+        <StatusFilter params={params} />
         {can('identity.role.create') ? (
           <Button type="primary" onClick={() => setEditing('new')}>
             {t('roles.create')}
@@ -140,10 +108,7 @@ export default function RolesPage() {
             id={editing === 'new' ? null : editing}
             onClose={(saved) => {
               setEditing(null);
-              if (saved) {
-                void message.success(t('saved'));
-                refresh();
-              }
+              if (saved) done(t('saved'));
             }}
           />
         ) : null}

@@ -1,6 +1,7 @@
 import { CheckCircleFilled, StopOutlined } from '@ant-design/icons';
-import { Tag } from 'antd';
+import { Select, Tag } from 'antd';
 import { useTranslation } from 'react-i18next';
+import type { ListParams } from '../../../components/server-table';
 
 /** A time in the person's time zone and language (the browser's), empty when there is none. */
 export function formatTime(iso: string | null | undefined): string {
@@ -24,3 +25,26 @@ export function StatusTag({ status }: { status: 'active' | 'disabled' }) {
     </Tag>
   );
 }
+
+/** The list's status filter, kept in the URL's `status`. */
+export function StatusFilter({ params }: { params: ListParams }) {
+  const { t } = useTranslation('identity');
+  return (
+    <Select
+      aria-label={t('status.label')}
+      placeholder={t('status.label')}
+      allowClear
+      value={params.filters.status}
+      onChange={(v) => params.set({ status: v })}
+      options={[
+        { value: 'active', label: t('status.active') },
+        { value: 'disabled', label: t('status.disabled') },
+      ]}
+      style={{ width: 140 }}
+    />
+  );
+}
+
+/** The `status` filter as the API takes it: only its two values, nothing otherwise. */
+export const statusQuery = (status: string | undefined) =>
+  status === 'active' || status === 'disabled' ? { status: status as 'active' | 'disabled' } : {};

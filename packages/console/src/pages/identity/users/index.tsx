@@ -1,15 +1,16 @@
 import { LockOutlined } from '@ant-design/icons';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { App, Button, Input, Select, Space, Tag, Typography } from 'antd';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { Button, Space, Tag, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { type Key, lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../../api/client';
 import { useMayCall } from '../../../app/me';
-import { ErrorMessage, errorText } from '../../../components/error-message';
+import { ErrorMessage } from '../../../components/error-message';
+import { KeywordSearch, PageTitle, useListFeedback } from '../../../components/list-page';
 import { ServerTable, useListParams } from '../../../components/server-table';
 import { DepartmentFilter, departmentNames, RoleFilter, useDepartmentTree } from '../shared/pickers';
-import { formatTime, StatusTag } from '../shared/view';
+import { formatTime, StatusFilter, StatusTag, statusQuery } from '../shared/view';
 
 const ResetPasswordDialog = lazy(() => import('./reset-password').then((m) => ({ default: m.ResetPasswordDialog })));
 // the forms load when opened: the list stays light
@@ -32,9 +33,6 @@ const FILTERS = ['keyword', 'status', 'departmentId', 'roleId'] as const;
 /** Users of the tenant: one server page at a time, filters in the URL, actions by permission. */
 export default function UsersPage() {
   const { t } = useTranslation('identity');
-  const { message, modal } = App.useApp();
-  const confirm = (title: string, onOk: () => void) =>
-    void modal.confirm({ title, okText: t('delete'), okButtonProps: { danger: true }, cancelText: t('cancel'), onOk });
   const can = useMayCall();
   const params = useListParams(FILTERS);
   const { keyword, status, departmentId, roleId } = params.filters;
@@ -42,7 +40,7 @@ export default function UsersPage() {
     page: params.page,
     pageSize: params.pageSize,
     ...(keyword ? { keyword } : {}),
-    ...(status === 'active' || status === 'disabled' ? { status: status as 'active' | 'disabled' } : {}),
+    ...statusQuery(status),
     ...(departmentId ? { departmentId: Number(departmentId), includeSubDepartments: true } : {}),
     ...(roleId ? { roleId: Number(roleId) } : {}),
   };
@@ -55,14 +53,7 @@ export default function UsersPage() {
   const [selected, setSelected] = useState<Key[]>([]);
   const [editing, setEditing] = useState<number | 'new' | null>(null);
   const [resetting, setResetting] = useState<User | null>(null);
-  const [search, setSearch] = useState(keyword ?? '');
-  const client = useQueryClient();
-  const done = (text: string) => {
-    void message.success(text);
-    setSelected([]);
-    void client.invalidateQueries({ queryKey: ['identity', 'users'] });
-  };
-  const fail = (err: unknown) => void message.error(errorText(t, err));
+  const { done, fail, confirm } = useListFeedback(['identity', 'users'], () => setSelected([]));
   const ids = selected.map(Number);
   const batchStatus = useMutation({
     mutationFn: (to: 'active' | 'disabled') =>
@@ -143,7 +134,9 @@ export default function UsersPage() {
             <Button
               type="link"
               danger
-              onClick={() => confirm(t('users.confirmDelete', { name: u.username }), () => remove.mutate(u.id))}
+              onClick={() =>
+                confirm(t('users.confirmDelete', { name: u.username }), t('delete'), () => remove.mutate(u.id))
+              }
             >
               {t('delete')}
             </Button>
@@ -155,31 +148,10 @@ export default function UsersPage() {
 
   return (
     <>
-      <Typography.Title level={1} style={{ fontSize: 22 }}>
-        {t('users.title')}
-      </Typography.Title>
+      <PageTitle>{t('users.title')}</PageTitle>
       <Space wrap style={{ marginBottom: 16 }}>
-        <Input.Search
-          aria-label={t('users.search')}
-          placeholder={t('users.search')}
-          allowClear
-          value={search}
-          onChange={(e) => setSearch(e.target.value)}
-          onSearch={(v) => params.set({ keyword: v.trim() })}
-          style={{ width: 240 }}
-        />
-        <Select
-          aria-label={t('status.label')}
-          placeholder={t('status.label')}
-          allowClear
-          value={status}
-          onChange={(v) => params.set({ status: v })}
-          options={[
-            { value: 'active', label: t('status.active') },
-            { value: 'disabled', label: t('status.disabled') },
-          ]}
-          style={{ width: 140 }}
-        />
+        <KeywordSearch params={params} label={t('users.search')} />
+        <StatusFilter params={params} />
         <DepartmentFilter
           aria-label={t('users.department')}
           value={departmentId ? Number(departmentId) : null}
@@ -216,7 +188,9 @@ export default function UsersPage() {
             danger
             disabled={!ids.length}
             loading={batchDelete.isPending}
-            onClick={() => confirm(t('users.confirmBatchDelete', { count: ids.length }), () => batchDelete.mutate())}
+            onClick={() =>
+              confirm(t('users.confirmBatchDelete', { count: ids.length }), t('delete'), () => batchDelete.mutate())
+            }
           >
             {t('users.batchDelete')}
           </Button>
