@@ -1,6 +1,6 @@
 import { useSyncExternalStore } from 'react';
 
-/** The person's theme, kept in this browser; theme-boot.ts applied it before the first paint. */
+/** The person's theme, kept in this browser; public/theme-boot.js applied it before the first paint. */
 export type Theme = 'light' | 'dark';
 const listeners = new Set<() => void>();
 

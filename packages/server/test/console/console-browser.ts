@@ -15,7 +15,8 @@ import { createTestApp, type TestApp, type TestAppOptions } from '../helpers/app
  */
 export const CHROMIUM = '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
-const CONSOLE_SRC = join(DEFAULT_CONSOLE_DIR, '..', 'src');
+// what a build reads: a change to any of them makes dist/ stale
+const CONSOLE_SOURCES = ['src', 'public', 'index.html'].map((p) => join(DEFAULT_CONSOLE_DIR, '..', p));
 
 export type Language = 'zh-CN' | 'en';
 export type Theme = 'light' | 'dark';
@@ -30,13 +31,10 @@ export type ConsoleSite = {
   close(): Promise<void>;
 };
 
-function newest(dir: string): number {
-  let latest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
-  }
-  return latest;
+function newest(path: string): number {
+  if (!existsSync(path)) return 0;
+  if (!statSync(path).isDirectory()) return statSync(path).mtimeMs;
+  return Math.max(0, ...readdirSync(path).map((name) => newest(join(path, name))));
 }
 
 /** Fails, saying how to build, when dist/ is missing or older than the console's sources. */
@@ -44,10 +42,8 @@ export function assertConsoleBuilt(): void {
   const index = join(DEFAULT_CONSOLE_DIR, 'index.html');
   if (!existsSync(index))
     throw new Error(`The console is not built (no ${index}). Run at the repository root: ${BUILD_COMMAND}`);
-  if (existsSync(CONSOLE_SRC) && newest(CONSOLE_SRC) > statSync(index).mtimeMs)
-    throw new Error(
-      `The built console is older than packages/console/src. Run at the repository root: ${BUILD_COMMAND}`,
-    );
+  if (Math.max(...CONSOLE_SOURCES.map(newest)) > statSync(index).mtimeMs)
+    throw new Error(`The built console is older than its sources. Run at the repository root: ${BUILD_COMMAND}`);
 }
 
 export async function startConsoleSite(opts: TestAppOptions = {}): Promise<ConsoleSite> {
