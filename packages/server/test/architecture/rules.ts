@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, posix, relative } from 'node:path';
+import ts from 'typescript';
 
 /**
  * The module shape of docs/architecture.md as checks over source text: cheap, exhaustive, and
@@ -32,7 +33,6 @@ export const RULES: Record<RuleId, string> = {
     'operation ids start with the module’s dotted name (open_platform.), job and task names with its folder’s (open-platform.)',
 };
 
-const IMPORT = /^\s*(?:import|export)\s+(type\s+)?[^'"]*?from\s+'([^']+)'/;
 /** a link-like field given a relative API path, directly or as a branch of a condition */
 const RELATIVE_API_LINK = /\b(?:url|link|href|[a-z]\w*(?:Url|Link|Href))\s*:\s*(?:[^,;(]*\?\s*)?[`'"]\/api\//;
 
@@ -50,6 +50,44 @@ function moduleOf(file: string): string | null {
   return m ? (m[1] ?? null) : null;
 }
 
+type ImportRef = { spec: string; typeOnly: boolean; line: number };
+
+/**
+ * Every module a file reaches, read by the TypeScript parser rather than line by line, so an
+ * import spread over several lines, an `export … from`, a dynamic `import()` and an
+ * `import x = require()` are all seen. Type-only: `import type`, or every named item `type`.
+ */
+export function importsOf(file: string, text: string): ImportRef[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const out: ImportRef[] = [];
+  const add = (spec: ts.Node | undefined, typeOnly: boolean, at: ts.Node) => {
+    if (!spec || !ts.isStringLiteralLike(spec)) return;
+    out.push({ spec: spec.text, typeOnly, line: source.getLineAndCharacterOfPosition(at.getStart(source)).line });
+  };
+  const visit = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node)) {
+      const clause = node.importClause;
+      const named = clause?.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings : null;
+      const typeOnly =
+        !!clause &&
+        (clause.isTypeOnly ||
+          (!clause.name && !!named && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly)));
+      add(node.moduleSpecifier, typeOnly, node);
+    } else if (ts.isExportDeclaration(node)) {
+      add(node.moduleSpecifier, node.isTypeOnly, node);
+    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
+      add(node.moduleReference.expression, node.isTypeOnly, node);
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      add(node.arguments[0], false, node);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
+      add(node.argument.literal, true, node);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return out;
+}
+
 /** Every finding in one source file (`file` relative to src/, `text` its content). */
 export function checkFile(file: string, text: string): Violation[] {
   const out: Violation[] = [];
@@ -57,24 +95,21 @@ export function checkFile(file: string, text: string): Violation[] {
   const mod = moduleOf(file);
   const add = (line: number, rule: RuleId) => out.push({ file, line: line + 1, rule, text: lines[line]?.trim() ?? '' });
 
-  lines.forEach((src, i) => {
-    const imp = IMPORT.exec(src);
-    if (imp) {
-      const typeOnly = Boolean(imp[1]);
-      const spec = imp[2] ?? '';
-      const target = spec.startsWith('.') ? posix.normalize(posix.join(posix.dirname(file), spec)) : null;
-      if (target) {
-        const targetMod = moduleOf(target);
-        if (file.startsWith('platform/') && target.startsWith('modules/')) add(i, 'kernel-imports-module');
-        if (mod && targetMod && targetMod !== mod && !/^modules\/[^/]+\/(index|api)\.ts$/.test(target))
-          add(i, 'deep-import-across-modules');
-        if (mod && isRouteFile(file, text) && /^platform\/(context|db\/client)\.ts$/.test(target))
-          add(i, 'route-gets-context');
-      }
-      if (mod && spec === 'drizzle-orm' && !typeOnly && !isRepository(file) && !isTables(file))
-        add(i, 'sql-outside-repository');
-      return;
+  for (const { spec, typeOnly, line } of importsOf(file, text)) {
+    const target = spec.startsWith('.') ? posix.normalize(posix.join(posix.dirname(file), spec)) : null;
+    if (target) {
+      const targetMod = moduleOf(target);
+      if (file.startsWith('platform/') && target.startsWith('modules/')) add(line, 'kernel-imports-module');
+      if (mod && targetMod && targetMod !== mod && !/^modules\/[^/]+\/(index|api)\.ts$/.test(target))
+        add(line, 'deep-import-across-modules');
+      if (mod && isRouteFile(file, text) && /^platform\/(context|db\/client)\.ts$/.test(target))
+        add(line, 'route-gets-context');
     }
+    if (mod && spec === 'drizzle-orm' && !typeOnly && !isRepository(file) && !isTables(file))
+      add(line, 'sql-outside-repository');
+  }
+
+  lines.forEach((src, i) => {
     if (!mod) return;
     if (isRouteFile(file, text) && /\bctx\.|\bctx\b\s*[,)]/.test(src)) add(i, 'route-gets-context');
     // a query written on one line (`db.select(`), or a chain continued on the next lines (`.from(`)
