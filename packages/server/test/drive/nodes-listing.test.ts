@@ -305,11 +305,12 @@ describe('GET /api/drive/nodes/:id', () => {
   });
 });
 
-describe('listing speed', () => {
-  it('pages a folder of 10,000 nodes in under 50 ms, a few more than an empty folder, for a manager, a member and a user with one grant', async () => {
+// How fast this is lives in `npm run bench` (bench/drive.ts: the same folder of 10,000 nodes, p50
+// and p99 against a limit), not here: a timed test on shared cores proves the machine's load.
+describe('listing a folder of 10,000 nodes', () => {
+  it('pages it on the server for a manager, a member and a user with one grant', async () => {
     const sp = await space(t, tenantId, { ownerUserId: owner.userId });
     const big = await folder(t, tenantId, sp.id, null, 'big');
-    const empty = await folder(t, tenantId, sp.id, null, 'empty');
     const db = t.database.db;
     await db.execute(sql`
       insert into drive_nodes (tenant_id, space_id, parent_id, type, name, ancestor_ids, acl_chain_ids, acl_open, size)
@@ -317,54 +318,22 @@ describe('listing speed', () => {
         array[${big.id}]::int[], '{}'::int[], true, g
       from generate_series(1, 10000) g`);
     await db.execute(sql`update drive_nodes set acl_chain_ids = array[${big.id}, id] where parent_id = ${big.id}`);
-    await db.execute(sql`analyze drive_nodes`);
     const guest = await driveUser(t);
     await grant(t, tenantId, big, { type: 'user', id: guest.userId }, 'viewer');
-    await grant(t, tenantId, empty, { type: 'user', id: guest.userId }, 'viewer');
     const reader = await driveUser(t);
     await member(t, tenantId, sp.id, { type: 'user', id: reader.userId }, 'viewer');
 
-    const timed = async (token: string, parentId: number, page: number, total: number) => {
-      const start = performance.now();
-      const res = await call(
-        t.app,
-        'GET',
-        `/api/drive/nodes?spaceId=${sp.id}&parentId=${parentId}&pageSize=50&page=${page}`,
-        {
-          token,
-        },
-      );
-      const ms = performance.now() - start;
-      expect(res.statusCode).toBe(200);
-      expect(res.json().data.total).toBe(total);
-      return ms;
-    };
-    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] as number;
-    // The request as a whole (routing, auth, the access gate, the page and the total) against the
-    // same request on an empty folder, interleaved: other processes share this machine's cores,
-    // so what is asserted is mostly what 10,000 rows add, and the first page under 50 ms.
-    const round = async (token: string) => {
-      const base: number[] = [];
-      const first: number[] = [];
-      const deep: number[] = [];
-      for (let i = 0; i < 15; i++) {
-        base.push(await timed(token, empty.id, 1, 0));
-        first.push(await timed(token, big.id, 1, 10000));
-        deep.push(await timed(token, big.id, 150 + i, 10000));
-      }
-      const [b, f, d] = [median(base), median(first), median(deep)];
-      return {
-        pass: f < 50 && f - b < 25 && d - b < 40,
-        report: `median ms: empty ${b.toFixed(1)}, first page ${f.toFixed(1)}, deep pages ${d.toFixed(1)}`,
-      };
-    };
     for (const who of [owner, reader, guest]) {
-      const rounds: { pass: boolean; report: string }[] = [];
-      for (let i = 0; i < 3 && !rounds.some((r) => r.pass); i++) rounds.push(await round(who.token));
-      expect(
-        rounds.some((r) => r.pass),
-        rounds.map((r) => r.report).join('\n'),
-      ).toBe(true);
+      const page = async (n: number) =>
+        ok(t, 'GET', `/api/drive/nodes?spaceId=${sp.id}&parentId=${big.id}&pageSize=50&page=${n}`, who.token);
+      const first = await page(1);
+      expect(first.total).toBe(10000);
+      expect(first.list).toHaveLength(50);
+      // folders first, then files, each by name
+      expect(first.list[0]).toMatchObject({ type: 'folder', name: 'node 10' });
+      const deep = await page(150);
+      expect(deep.list).toHaveLength(50);
+      expect(deep.list.every((n: { type: string }) => n.type === 'file')).toBe(true);
     }
     // the last page holds the last names, files after folders
     const last = await ok(

@@ -86,8 +86,11 @@ describe.runIf(usingRedis)('report-path caches on two instances', () => {
 
     // a rule b has read as warning-only, then widened to errors on a
     const edited = await rule('edited on a', 'warning');
+    // a rule for errors evaluated with it on the same report: once it has fired, b has decided on
+    // the edited one too, so "it did not fire" cannot be read too early
+    const witness = await rule('witness on a', 'error');
     expect((await fromY()).statusCode).toBe(202);
-    await new Promise((r) => setTimeout(r, 200));
+    expect(await eventually(() => firedBy(witness.id))).toBe(true);
     expect(await firedBy(edited.id)).toBe(false);
     // (enabled is sent: the update schema's defaults would otherwise fill it in as false)
     const put = await call(a.app, 'PUT', `${RULES}/${edited.id}`, {

@@ -187,9 +187,12 @@ describe('a delivery', () => {
       }),
     ).rejects.toThrow('business rule failed');
     expect(await rowCount(t, openWebhookDeliveries)).toBe(before);
+    // the same event committed afterwards arrives: what the rolled-back one would have done by then
+    const committed = await webhooks().emit({ tenantId: tenantId(), type: 'other.thing.done', data: { n: 2 } });
+    expect(committed.deliveryIds).toHaveLength(1);
     await deliver();
-    await new Promise((r) => setTimeout(r, 200));
-    expect(hitsAt('/rollback')).toEqual([]);
+    await waitFor(async () => hitsAt('/rollback').length > 0, 'the committed delivery');
+    expect(hitsAt('/rollback').map((h) => JSON.parse(h.body).data)).toEqual([{ n: 2 }]);
   });
 
   it('unregistered and test events cannot be emitted', async () => {
