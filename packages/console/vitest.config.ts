@@ -1,5 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
-  test: { include: ['test/**/*.test.ts'], environment: 'node', testTimeout: 30_000 },
+  test: {
+    // a skipped test fails CI (test-support/no-skipped-tests.ts)
+    reporters: ['default', '../../test-support/no-skipped-tests.ts'],
+    include: ['test/**/*.test.ts'],
+    environment: 'node',
+    testTimeout: 30_000,
+  },
 });

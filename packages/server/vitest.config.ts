@@ -2,6 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // a skipped test fails CI (test-support/no-skipped-tests.ts)
+    reporters: ['default', '../../test-support/no-skipped-tests.ts'],
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     // one database server and one migrated, seeded template for the whole run
     globalSetup: ['test/setup/global-database.ts'],

@@ -29,6 +29,8 @@ const WINDOW = 10080;
 // the counters live in the shared cache: without Redis each instance counts alone, so the
 // requests then all go to one instance (the once-per-window rule is still what is tested)
 const instances = () => (usingRedis ? [pair.a, pair.b] : [pair.a, pair.a]);
+// the test's name says which it was, so a run without Redis does not pass as a two-instance test
+const ACROSS = usingRedis ? 'across two instances' : 'on one instance (no TEST_REDIS_URL)';
 async function alerts(tenantId: number) {
   const rows = await t.database.db
     .select()
@@ -83,7 +85,7 @@ describe('abnormal-behaviour alerts', () => {
     expect(await alerts(a.tenantId)).toEqual([]);
   });
 
-  it('raise one alert to the space managers when a user’s downloads reach the threshold, across two instances', async () => {
+  it(`raise one alert to the space managers when a user’s downloads reach the threshold, ${ACROSS}`, async () => {
     await setAlerts({ alertWindowMinutes: WINDOW, alertBulkDownloadCount: 3, alertShareFailureCount: 0 });
     // previews do not count
     const preview = await call(instances()[1].app, 'GET', `/api/drive/nodes/${doc.id}/content`, {

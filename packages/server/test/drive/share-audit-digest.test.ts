@@ -73,7 +73,10 @@ describe('system task drive.linkDigest', () => {
     expect(def?.availableChannels).toEqual(['inapp', 'email']);
   });
 
-  it('sends each creator one summary of the previous UTC day, once across two instances', async () => {
+  // the test's name says which it was, so a run without Redis does not pass as a two-instance test
+  it(`sends each creator one summary of the previous UTC day, once ${
+    usingRedis ? 'across two instances' : 'on one instance run twice (no TEST_REDIS_URL)'
+  }`, async () => {
     const [r1, r2] = await Promise.all([
       pair.a.app.drive.linkDigest.sendDigests(now),
       // the claim lives in the shared cache: without Redis the second run is on the same instance
