@@ -14,7 +14,8 @@ const version = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')).v
 
 interface Received {
   headers: IncomingHttpHeaders;
-  body: ReportBody;
+  /** a report, or the test's own witness (see `settled`) */
+  body: ReportBody & { witness?: true };
 }
 
 const page = (cfg: object, body: string) => `<!doctype html><html><head>
@@ -109,6 +110,33 @@ describe.skipIf(!existsSync(CHROMIUM))('error reporter in Chromium', () => {
     }
   }
 
+  /**
+   * Waits until the page has reported all it was going to: a witness posted by the page itself
+   * after the white-screen check (200 ms after load) and after every report started so far has
+   * reached the server. Not a pause followed by "nothing more came", which passes when it is early.
+   */
+  async function settled(p: Page) {
+    await p.evaluate(
+      () =>
+        new Promise<void>((resolve) => {
+          const send = () =>
+            setTimeout(() => {
+              fetch('/api/frontend-errors', { method: 'POST', body: '{"witness":true}' }).then(
+                () => resolve(),
+                () => resolve(),
+              );
+            }, 250);
+          if (document.readyState === 'complete') send();
+          else addEventListener('load', send, { once: true });
+        }),
+    );
+    await waitFor(() => received.some((r) => r.body.witness));
+    received.splice(
+      received.findIndex((r) => r.body.witness),
+      1,
+    );
+  }
+
   it('reports each error type once with the right fields, and never its own requests', async () => {
     received.length = 0;
     const p: Page = await browser.newPage();
@@ -174,8 +202,8 @@ describe.skipIf(!existsSync(CHROMIUM))('error reporter in Chromium', () => {
 
     const types = () => received.map((r) => r.body.type).filter((t) => t !== undefined);
     await waitFor(() => types().includes('crash') && types().filter((t) => t === 'http_error').length >= 3);
-    // Give stragglers (duplicates, white_screen at 200 ms) time to show up if they were going to.
-    await new Promise((r) => setTimeout(r, 800));
+    // stragglers (duplicates, a white_screen at 200 ms) would have come by now
+    await settled(p);
     await p.close();
 
     const reports = received.map((r) => r.body).filter((b) => b.message !== 'app-made');
@@ -261,7 +289,7 @@ describe.skipIf(!existsSync(CHROMIUM))('error reporter in Chromium', () => {
     });
     await p.goto(`${base}/blank`);
     await waitFor(() => received.length >= 1);
-    await new Promise((r) => setTimeout(r, 500));
+    await settled(p);
     const beacons = await p.evaluate(() => (window as unknown as { __beacons: number }).__beacons);
     await p.close();
     expect(beacons).toBe(1);
@@ -334,7 +362,7 @@ describe.skipIf(!existsSync(CHROMIUM))('error reporter in Chromium', () => {
       await fetch('/api/boom');
       return { patched, restored: after.every((f, i) => f === before[i]) };
     }, '/api/frontend-errors');
-    await new Promise((r) => setTimeout(r, 500));
+    await settled(p);
     await p.close();
     expect(result.patched).toEqual([true, true, true, true, true, true]);
     expect(result.restored).toBe(true);
