@@ -17,6 +17,7 @@ import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../api/client';
 import { ErrorMessage, errorText } from '../../components/error-message';
+import { applyFieldErrors } from '../../components/form-errors';
 
 const CHANNELS = ['inapp', 'email', 'sms', 'push', 'webhook', 'chat'] as const;
 type Channel = (typeof CHANNELS)[number];
@@ -159,7 +160,9 @@ function Settings() {
       queryClient.setQueryData(SETTINGS_KEY, data);
       void message.success(t('done.saved'));
     },
-    onError: (err) => void message.error(errorText(t, err)),
+    // the server's reason lands on its field (quiet hours half set, an unknown time zone); the
+    // alert above the form says the rest, with the request id
+    onError: (err) => applyFieldErrors(form, err),
   });
   const digestMode = Form.useWatch('digestMode', form);
 

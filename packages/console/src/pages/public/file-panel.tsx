@@ -35,10 +35,13 @@ export function FilePanel({
           { key: 'updated', label: t('file.updatedAt'), children: formatDate(node.updatedAt, i18n.language) },
         ]}
       />
-      <Space wrap align="start">
-        {canDownload ? <DownloadButton token={token} node={node} /> : null}
-        <SaveButton token={token} nodeId={node.id} allowed={caps.includes('save')} />
-      </Space>
+      {/* no empty row of actions (its gap) on a link that allows neither */}
+      {canDownload || caps.includes('save') ? (
+        <Space wrap align="start">
+          {canDownload ? <DownloadButton token={token} node={node} /> : null}
+          <SaveButton token={token} nodeId={node.id} allowed={caps.includes('save')} />
+        </Space>
+      ) : null}
       {canDownload ? null : <Alert type="info" showIcon title={t('file.previewOnly')} />}
       {caps.includes('preview') ? (
         <section aria-labelledby={`preview-${node.id}`}>
