@@ -1,7 +1,6 @@
 // End to end: the identity pages of the built console in real Chromium, served by the service
 // itself (packages/console/dist). A tenant administrator makes a role that shows one page, gives it
 // to a new user; that user then sees only that page in the navigation.
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,8 +10,8 @@ import { freeLoopbackPort } from '../../src/platform/net/free-port.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { ADMIN_PASSWORD } from '../helpers/config.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ROOT = join(import.meta.dirname, '../../../..');
+import { assertConsoleBuilt, CHROMIUM } from './console-browser.ts';
+
 const SHOTS = process.env.SHOTS_DIR ?? '/tmp/atrium-identity-shots';
 const VIEWER_PASSWORD = 'Viewer#Pass2026';
 
@@ -22,12 +21,8 @@ describe.skipIf(!existsSync(CHROMIUM))('identity pages in Chromium', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    // built for this run: a dist left from an earlier source would test the wrong pages
-    execFileSync('npm', ['run', 'build', '-w', '@atrium/console'], {
-      cwd: ROOT,
-      stdio: 'ignore',
-      env: { ...process.env, PATH: `${join(ROOT, 'node_modules/.bin')}:${process.env.PATH}` },
-    });
+    // not built here: a build empties dist/ under the other browser test files running beside
+    assertConsoleBuilt();
     const port = await freeLoopbackPort();
     origin = `http://127.0.0.1:${port}`;
     t = await createTestApp({ env: { PUBLIC_BASE_URL: origin } });

@@ -1,7 +1,6 @@
 // End to end: the bell and the notification center of the built console, served by the service
 // itself, in real Chromium. An administrator sends in-app messages through the API; the signed-in
 // person's console shows them live, and after its socket was cut, what was sent meanwhile.
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -11,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { createUserWithPermissions, USER_PASSWORD } from '../helpers/fixtures.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ROOT = join(import.meta.dirname, '../../../..');
+import { assertConsoleBuilt, CHROMIUM } from './console-browser.ts';
+
 const SHOTS = process.env.SHOTS_DIR ?? '/tmp/atrium-notification-shots';
 
 describe.skipIf(!existsSync(CHROMIUM))('the notification bell and center in Chromium', () => {
@@ -40,12 +39,8 @@ describe.skipIf(!existsSync(CHROMIUM))('the notification bell and center in Chro
   const bell = (count: number) => page.getByRole('button', { name: `Notifications: ${count} unread` });
 
   beforeAll(async () => {
-    // built for this run: a dist left from an earlier source would test the wrong pages
-    execFileSync('npm', ['run', 'build', '-w', '@atrium/console'], {
-      cwd: ROOT,
-      stdio: 'ignore',
-      env: { ...process.env, PATH: `${join(ROOT, 'node_modules/.bin')}:${process.env.PATH}` },
-    });
+    // not built here: a build empties dist/ under the other browser test files running beside
+    assertConsoleBuilt();
     t = await createTestApp();
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
