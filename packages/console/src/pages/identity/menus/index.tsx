@@ -1,4 +1,4 @@
-import { FileOutlined, FolderOutlined, KeyOutlined } from '@ant-design/icons';
+import { EyeInvisibleOutlined, FileOutlined, FolderOutlined, KeyOutlined } from '@ant-design/icons';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Space, Table, Tag, Tooltip, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
@@ -39,6 +39,12 @@ function toRows(t: TFunction, nodes: MenuTreeNode[], keyword: string): Row[] {
 const withChildren = (rows: Row[]): number[] =>
   rows.flatMap((r) => (r.children ? [r.id, ...withChildren(r.children)] : []));
 
+/** Codes and short values stay on one line: the table scrolls in its region rather than break `/system/users`. */
+const oneLine = {
+  onHeaderCell: () => ({ style: { whiteSpace: 'nowrap' as const } }),
+  onCell: () => ({ style: { whiteSpace: 'nowrap' as const } }),
+};
+
 type Editing = { id: number | null; parent?: Row | null };
 
 /**
@@ -73,10 +79,24 @@ export default function MenusPage() {
   const mayDelete = can('identity.menu.delete');
 
   const columns: ColumnsType<Row> = [
-    { title: t('name'), dataIndex: 'label' },
+    {
+      title: t('name'),
+      dataIndex: 'label',
+      // a page or directory left out of the navigation says so by its name (buttons never show there)
+      render: (v: string, r) =>
+        r.hidden && r.type !== 'button' ? (
+          <Space size={4} wrap>
+            {v}
+            <Tag icon={<EyeInvisibleOutlined aria-hidden />}>{t('menus.hidden')}</Tag>
+          </Space>
+        ) : (
+          v
+        ),
+    },
     {
       title: t('menus.type'),
       dataIndex: 'type',
+      ...oneLine,
       render: (v: Row['type']) => {
         const Icon = TYPE_ICONS[v];
         return <Tag icon={<Icon aria-hidden />}>{t(`menus.types.${v}`)}</Tag>;
@@ -85,36 +105,39 @@ export default function MenusPage() {
     {
       title: t('menus.path'),
       dataIndex: 'path',
+      ...oneLine,
       render: (v: string) => (v ? <Typography.Text code>{v}</Typography.Text> : ''),
     },
-    { title: t('menus.icon'), dataIndex: 'icon' },
+    // an icon's name matters least: on narrower screens it is left to the form
+    { title: t('menus.icon'), dataIndex: 'icon', responsive: ['xxl'], ...oneLine },
     {
       title: t('menus.permission'),
       dataIndex: 'permission',
+      ...oneLine,
       render: (v: string | null) => (v ? <Typography.Text code>{v}</Typography.Text> : ''),
     },
-    { title: t('sort'), dataIndex: 'sort' },
+    { title: t('sort'), dataIndex: 'sort', ...oneLine },
     {
-      title: t('menus.visibility'),
-      dataIndex: 'hidden',
-      // buttons are never in the navigation: hidden does not apply to them
-      render: (v: boolean, r) => (r.type === 'button' ? '' : t(v ? 'menus.hidden' : 'menus.shown')),
+      title: t('status.label'),
+      dataIndex: 'status',
+      ...oneLine,
+      render: (v: Row['status']) => <StatusTag status={v} />,
     },
-    { title: t('status.label'), dataIndex: 'status', render: (v: Row['status']) => <StatusTag status={v} /> },
   ];
   if (mayCreate || mayUpdate || mayDelete)
     columns.push({
       title: t('actions'),
       key: 'actions',
+      ...oneLine,
       render: (_, r) => (
         <Space size={0}>
           {mayCreate && r.type !== 'button' ? (
-            <Button type="link" onClick={() => setEditing({ id: null, parent: r })}>
+            <Button type="link" size="small" onClick={() => setEditing({ id: null, parent: r })}>
               {t('menus.addChild')}
             </Button>
           ) : null}
           {mayUpdate ? (
-            <Button type="link" onClick={() => setEditing({ id: r.id })}>
+            <Button type="link" size="small" onClick={() => setEditing({ id: r.id })}>
               {t('edit')}
             </Button>
           ) : null}
@@ -122,13 +145,14 @@ export default function MenusPage() {
             r.children ? (
               // the server refuses a node with children: say so before anyone tries
               <Tooltip title={t('menus.hasChildren')}>
-                <Button type="link" danger disabled>
+                <Button type="link" size="small" danger disabled>
                   {t('delete')}
                 </Button>
               </Tooltip>
             ) : (
               <Button
                 type="link"
+                size="small"
                 danger
                 onClick={() =>
                   confirm(t('menus.confirmDelete', { name: r.label }), t('delete'), () => remove.mutate(r.id))
@@ -161,7 +185,7 @@ export default function MenusPage() {
       <ErrorMessage error={tree.error} />
       <ScrollRegion label={t('menus.title')}>
         <Table<Row>
-          size="middle"
+          size="small"
           rowKey="id"
           columns={columns}
           dataSource={rows}
