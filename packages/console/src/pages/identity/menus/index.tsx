@@ -61,9 +61,12 @@ export default function MenusPage() {
   const params = useListParams(['keyword'] as const);
   const keyword = params.filters.keyword ?? '';
   const rows = toRows(tMenu, tree.data ?? [], keyword);
-  // by default the directories are open, showing the pages; a search opens every branch it kept
-  const [expanded, setExpanded] = useState<Key[] | null>(null);
-  const expandedKeys = expanded ?? (keyword ? withChildren(rows) : rows.map((r) => r.id));
+  // by default the directories are open, showing the pages; a search opens every branch it kept.
+  // What the person opened or closed holds for the search they did it in.
+  const [expanded, setExpandedFor] = useState<{ keyword: string; keys: Key[] } | null>(null);
+  const expandedKeys =
+    expanded?.keyword === keyword ? expanded.keys : keyword ? withChildren(rows) : rows.map((r) => r.id);
+  const setExpanded = (keys: Key[]) => setExpandedFor({ keyword, keys });
   const [editing, setEditing] = useState<Editing | null>(null);
   // the navigation comes from the same menus: it changes with them
   const { done, fail, confirm } = useListFeedback(['identity', 'menus'], () => {

@@ -9,7 +9,7 @@ import { ErrorMessage } from '../../../components/error-message';
 import { KeywordSearch, PageTitle, useListFeedback } from '../../../components/list-page';
 import { ServerTable, useListParams } from '../../../components/server-table';
 import { formatTime, StatusFilter, StatusTag, statusQuery } from '../shared/view';
-import { ExpiryCell } from './expiry';
+import { ExpiryCell } from './expiry-cell';
 
 // the form (a date picker) loads when opened: the list stays light
 const TenantForm = lazy(() => import('./tenant-form').then((m) => ({ default: m.TenantForm })));
