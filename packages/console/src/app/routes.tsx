@@ -15,6 +15,8 @@ const Notifications = lazy(() => import('../pages/notifications'));
 const Profile = lazy(() => import('../pages/profile'));
 const Users = lazy(() => import('../pages/identity/users'));
 const Roles = lazy(() => import('../pages/identity/roles'));
+const Menus = lazy(() => import('../pages/identity/menus'));
+const Tenants = lazy(() => import('../pages/identity/tenants'));
 // public pages: outside the shell, no sign-in (a share link's page, decision 0017)
 const SharePage = lazy(() => import('../pages/public/share-page'));
 
@@ -32,6 +34,8 @@ export function AppRoutes() {
           <Route path="profile" element={<Profile />} />
           <Route path="system/users" element={<Users />} />
           <Route path="system/roles" element={<Roles />} />
+          <Route path="system/menus" element={<Menus />} />
+          <Route path="platform/tenants" element={<Tenants />} />
           <Route path="*" element={<Unbuilt />} />
         </Route>
       </Route>

@@ -23,6 +23,8 @@ type Target = {
   path: string;
   /** signed in as the demo administrator */
   signedIn: boolean;
+  /** signed in as the platform administrator instead (pages of platform:* codes) */
+  platform?: true;
   /** what shows that the page has loaded */
   ready: (page: Page) => Promise<unknown>;
 };
@@ -100,6 +102,13 @@ describe.skipIf(!hasChromium)('accessibility of every console page (axe, WCAG 2.
         signedIn: true,
         ready: (p) => p.locator('.ant-table-row').first().waitFor(),
       },
+      {
+        // a search keeps the tree to a few rows of each kind: axe on all ~150 costs seconds a view
+        name: 'menus (read-only for a tenant)',
+        path: '/system/menus?keyword=system%3Arole',
+        signedIn: true,
+        ready: (p) => p.locator('.ant-table-row').first().waitFor(),
+      },
       { name: 'notification inbox', path: '/notifications', signedIn: true, ready: h1 },
       { name: 'notification preferences', path: '/notifications?tab=preferences', signedIn: true, ready: h1 },
       {
@@ -135,6 +144,21 @@ describe.skipIf(!hasChromium)('accessibility of every console page (axe, WCAG 2.
         ready: (p) => p.getByRole('heading', { name: 'notes.txt', level: 1 }).waitFor(),
       },
       { name: 'share: collection', path: new URL(collect.url).pathname, signedIn: false, ready: h1 },
+      // last: the platform administrator's pages, in a context signed in as them
+      {
+        name: 'tenants',
+        path: '/platform/tenants',
+        signedIn: true,
+        platform: true,
+        ready: (p) => p.locator('.ant-table-row').first().waitFor(),
+      },
+      {
+        name: 'menus (platform administrator)',
+        path: '/system/menus?keyword=system%3Arole',
+        signedIn: true,
+        platform: true,
+        ready: (p) => p.locator('.ant-table-row').first().waitFor(),
+      },
     );
   }, 240_000);
 
@@ -149,17 +173,24 @@ describe.skipIf(!hasChromium)('accessibility of every console page (axe, WCAG 2.
     // one context per language and theme, side by side in the one browser, each signed in once
     // through the sign-in page and then reused for every page
     const run = async ([language, theme]: [Language, Theme]) => {
-      const page = await site.page({ language, theme });
-      let signedIn = false;
+      let page = await site.page({ language, theme });
+      let signedIn: 'demo' | 'platform' | null = null;
       for (const target of targets) {
-        if (target.signedIn && !signedIn) {
+        const as = target.platform ? 'platform' : target.signedIn ? 'demo' : null;
+        if (as && as !== signedIn) {
+          // another person: a fresh context, nothing kept from the first
+          if (signedIn) {
+            await page.context().close();
+            page = await site.page({ language, theme });
+          }
           await page.goto(`${site.base}/login`);
-          await page.locator('#tenantCode').fill('demo');
+          // an empty tenant code signs in to the platform
+          await page.locator('#tenantCode').fill(as === 'demo' ? 'demo' : '');
           await page.locator('input[autocomplete=username]').fill('admin');
           await page.locator('input[autocomplete=current-password]').fill(ADMIN_PASSWORD);
           await page.locator('button[type=submit]').click();
           await page.waitForURL((u) => u.pathname === '/');
-          signedIn = true;
+          signedIn = as;
         }
         await page.goto(`${site.base}${target.path}`);
         await target.ready(page);

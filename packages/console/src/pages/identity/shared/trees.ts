@@ -10,6 +10,8 @@ export type MenuTreeNode = {
   type: 'directory' | 'menu' | 'button';
   name: string;
   path: string;
+  component: string;
+  icon: string;
   permission: string | null;
   sort: number;
   hidden: boolean;
