@@ -107,6 +107,8 @@ describe.skipIf(!hasChromium)('accessibility of every console page (axe, WCAG 2.
         path: '/profile?tab=password',
         signedIn: true,
         ready: async (p) => {
+          // the page first, so the click lands on a settled shell
+          await h1(p);
           await p.getByTestId('tasks-button').click();
           await p.locator('[data-testid=task-item][data-status=running]').waitFor();
           await p
