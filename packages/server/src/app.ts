@@ -131,6 +131,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     dashboard: {
       identityStats: (scope, now) => identity.identityStats(scope, now),
       operationStats: (scope, now) => system.operationStats(scope, now),
+      signInsByDay: (scope, from, to) => identity.signInsByDay(scope, from, to),
+      operationsByDay: (scope, from, to) => system.operationsByDay(scope, from, to),
     },
     notify,
     platformAdmins,

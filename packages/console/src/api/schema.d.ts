@@ -79,7 +79,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Totals of the caller's tenant: users, online users, today's sign-ins and operations (UTC day) */
+        /** Totals of the caller's tenant: users, online users, today's sign-ins and operations (UTC day), and the daily trend */
         get: operations["ops.dashboard_stats.get"];
         put?: never;
         post?: never;
@@ -5860,6 +5860,25 @@ export interface operations {
                             onlineUsers: number;
                             todayLogins: number;
                             todayOperations: number;
+                            /** @description Sign-ins (succeeded, failed) and operations per day over the last 14 days, today included; a day without any is 0 */
+                            trend: {
+                                /**
+                                 * @description the zone the days are cut in (docs/decisions/0036)
+                                 * @enum {string}
+                                 */
+                                timeZone: "UTC";
+                                /** @description oldest first; the last is today */
+                                days: {
+                                    /**
+                                     * Format: date
+                                     * @description a calendar day (YYYY-MM-DD) in `trend.timeZone`
+                                     */
+                                    date: string;
+                                    loginsSucceeded: number;
+                                    loginsFailed: number;
+                                    operations: number;
+                                }[];
+                            };
                         };
                     };
                 };

@@ -5,6 +5,7 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asyncTasks } from '../../src/modules/tasks/tables.ts';
 import { postFile } from '../drive/uploads-helpers.ts';
 import { ADMIN_PASSWORD, call } from '../helpers/app.ts';
 import { type ConsoleSite, hasChromium, type Language, startConsoleSite, type Theme } from './console-browser.ts';
@@ -81,9 +82,43 @@ describe.skipIf(!hasChromium)('accessibility of every console page (axe, WCAG 2.
     const file = await link({ nodeId: fileId, capabilities: ['preview', 'download'] });
     const collect = await link({ nodeId: inbox.id, kind: 'collect', collect: { requireName: true, maxFiles: 5 } });
 
+    // the task drawer's states: a finished export (download) and one in progress (progress bar, cancel),
+    // the latter written directly so that it stays running
+    const exported = await api('POST', '/api/export-jobs/operation-logs', {});
+    const me = await api('GET', '/api/auth/me');
+    await t.database.db.insert(asyncTasks).values({
+      tenantId: t.demoTenantId,
+      ownerUserId: me.user.id,
+      kind: 'export.operation_logs',
+      status: 'running',
+      progress: 35,
+      startedAt: new Date(),
+    });
+
     targets.push(
       { name: 'sign-in', path: '/login', signedIn: false, ready: h1 },
-      { name: 'dashboard', path: '/', signedIn: true, ready: h1 },
+      {
+        name: 'dashboard with charts',
+        path: '/',
+        signedIn: true,
+        ready: (p) => p.locator('[data-testid=trend-operations] svg').waitFor(),
+      },
+      {
+        name: 'task drawer (open)',
+        // on a light page: the drawer is the shell's, the same on every page
+        path: '/profile?tab=password',
+        signedIn: true,
+        ready: async (p) => {
+          // the page first, so the click lands on a settled shell
+          await h1(p);
+          await p.getByTestId('tasks-button').click();
+          await p.locator('[data-testid=task-item][data-status=running]').waitFor();
+          await p
+            .locator('[data-testid=task-item][data-status=succeeded]')
+            .filter({ hasText: `#${exported.id}` })
+            .waitFor();
+        },
+      },
       {
         name: 'unbuilt menu page',
         path: '/system/departments',
@@ -216,5 +251,6 @@ describe.skipIf(!hasChromium)('accessibility of every console page (axe, WCAG 2.
     );
     found.sort();
     expect(found, found.join('\n')).toEqual([]);
-  }, 300_000);
+    // 4 contexts side by side over ~17 pages: minutes when other tests share the 2 cores
+  }, 600_000);
 });

@@ -9,6 +9,7 @@ import { useTheme } from '../preferences';
 import { signOut } from '../session';
 import { NotificationBell } from './bell';
 import { menuItems, menuName, menuTrail } from './menu-items';
+import { TasksButton } from './tasks-button';
 
 /** The frame of every signed-in page: navigation from the server's menus, breadcrumbs, the person's switches. */
 export function Shell() {
@@ -51,6 +52,7 @@ export function Shell() {
         >
           <Typography.Text strong>{me.data.tenant?.name ?? ''}</Typography.Text>
           <Space>
+            <TasksButton />
             <NotificationBell />
             <PreferenceSwitches />
             <Dropdown

@@ -1,13 +1,16 @@
-import { CheckCircleFilled, CloseCircleFilled } from '@ant-design/icons';
-import { useQuery } from '@tanstack/react-query';
-import { Table, Tag, Typography, theme } from 'antd';
+import { CheckCircleFilled, CloseCircleFilled, ExportOutlined } from '@ant-design/icons';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { Button, Flex, Table, Tag, Typography, theme } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { api, unwrap } from '../../api/client';
+import { useMayCall, useMe } from '../../app/me';
+import { setTaskDrawerOpen, taskKeys } from '../../app/shell/task-calls';
 import { ErrorMessage } from '../../components/error-message';
 import { formatDateTime } from '../../components/format';
+import { useListFeedback } from '../../components/list-page';
 import { ScrollRegion } from '../../components/scroll-region';
 
 const PAGE_SIZES = [10, 20, 50, 100];
@@ -140,6 +143,7 @@ export function OperationRecords() {
   ];
   return (
     <>
+      <ExportMine />
       <ErrorMessage error={query.error} />
       <ScrollRegion label={t('tabs.operations')}>
         <Table<Row>
@@ -153,5 +157,35 @@ export function OperationRecords() {
         />
       </ScrollRegion>
     </>
+  );
+}
+
+/**
+ * Exports the person's own operation records as CSV through the task center: the operation-log
+ * export (POST /api/export-jobs/operation-logs) limited to their user id. That export needs
+ * `monitor:operation-log:list`, so the button shows only for those who have it; the task, its
+ * progress and its file are then in the header's task drawer, which opens.
+ */
+function ExportMine() {
+  const { t } = useTranslation();
+  const me = useMe();
+  const allowed = useMayCall()('tasks.export_job.operation_logs');
+  const feedback = useListFeedback(taskKeys.all);
+  const start = useMutation({
+    mutationFn: (userId: number) => unwrap(api.POST('/api/export-jobs/operation-logs', { body: { userId } })),
+    onSuccess: () => {
+      feedback.done(t('tasks.exportStarted'));
+      setTaskDrawerOpen(true);
+    },
+    onError: feedback.fail,
+  });
+  const userId = me.data?.user.id;
+  if (!allowed || userId === undefined) return null;
+  return (
+    <Flex justify="end" style={{ marginBottom: 12 }}>
+      <Button icon={<ExportOutlined />} loading={start.isPending} onClick={() => start.mutate(userId)}>
+        {t('tasks.exportMine')}
+      </Button>
+    </Flex>
   );
 }

@@ -2,8 +2,9 @@ import { DownloadOutlined } from '@ant-design/icons';
 import { Button, Space } from 'antd';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { saveBlob } from '../../components/download';
 import { ErrorMessage } from '../../components/error-message';
-import { content, type PublicNode, saveBlob } from './share-api';
+import { content, type PublicNode } from './share-api';
 
 /**
  * Downloads through the typed client (the session header goes with it), then hands the bytes to

@@ -1,5 +1,6 @@
-import { ApiCallError, type ApiError, api, unwrap } from '../../api/client';
+import { api, unwrap } from '../../api/client';
 import type { operations } from '../../api/schema';
+import { blobOf } from '../../components/download';
 
 /**
  * The calls of a share link's public page, through the one typed client. A password link's access
@@ -38,19 +39,6 @@ export const browse = (token: string, q: { parentId?: number; page: number; page
     }),
   );
 
-/** A binary answer (preview, content) as a Blob, or the server's error as an ApiCallError. */
-async function blobOf(call: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<Blob> {
-  const { data, error, response } = await call;
-  if (data instanceof Blob) return data;
-  const body = (error ?? {}) as Partial<ApiError>;
-  throw new ApiCallError({
-    code: body.code ?? response.status,
-    error: body.error ?? 'http.error',
-    message: body.message ?? response.statusText,
-    requestId: body.requestId ?? response.headers.get('x-request-id') ?? undefined,
-  });
-}
-
 export const preview = (token: string, nodeId: number) =>
   blobOf(
     api.GET('/api/drive/public/shares/{token}/preview', {
@@ -74,14 +62,3 @@ export const saveToMyDrive = (token: string, nodeId: number) =>
       body: { nodeId },
     }),
   );
-
-/** Hands a Blob to the browser as a download under the file's own name. */
-export function saveBlob(blob: Blob, name: string) {
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  a.click();
-  // the click has handed the blob to the download manager; free it after this turn
-  setTimeout(() => URL.revokeObjectURL(url), 0);
-}

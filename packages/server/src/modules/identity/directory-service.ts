@@ -6,7 +6,7 @@ import { findTenantByCode, findTenantById } from './auth-repository.ts';
 import * as contacts from './contacts-repository.ts';
 import * as subjects from './grant-subjects-repository.ts';
 import { toOAuthSubject } from './oauth-subject.ts';
-import { identityStats } from './stats-repository.ts';
+import { identityStats, signInsByDay } from './stats-repository.ts';
 import { platformAdminIds } from './tenant-expiry-repository.ts';
 import { findUserWithTenant } from './users-repository.ts';
 
@@ -44,5 +44,7 @@ export function createDirectoryService({ db, clock, config }: Pick<AppContext, '
     /** for the dashboard: users, online users (within the access-token lifetime), today's sign-ins */
     identityStats: (scope: Pick<Scope, 'tenantId'>, now: Date) =>
       identityStats(db, scope, now, config.accessTokenTtlSeconds),
+    /** for the dashboard's trend: sign-ins per UTC day in [from, to), succeeded and failed */
+    signInsByDay: (scope: Pick<Scope, 'tenantId'>, from: Date, to: Date) => signInsByDay(db, scope, from, to),
   };
 }

@@ -1,7 +1,8 @@
-import { and, count, countDistinct, eq, gte } from 'drizzle-orm';
+import { and, count, countDistinct, eq, gte, lt, sql } from 'drizzle-orm';
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { scoped } from '../../platform/db/scoped.ts';
+import { utcDay } from '../../platform/db/sql.ts';
 import { liveSession } from './online-sessions-repository.ts';
 import { loginLogs, userSessions, users } from './tables.ts';
 
@@ -44,4 +45,31 @@ export async function identityStats(
     onlineUsers: Number(onlineRows[0]?.n ?? 0),
     todayLogins: Number(loginRows[0]?.n ?? 0),
   };
+}
+
+/**
+ * Sign-ins of the scope's tenant in [from, to) per UTC day, succeeded and failed: one grouped
+ * query, a range of the (tenant_id, created_at) index. Days without sign-ins are absent.
+ */
+export function signInsByDayQuery(db: Db, scope: Pick<Scope, 'tenantId'>, from: Date, to: Date) {
+  const day = utcDay(loginLogs.createdAt);
+  return db
+    .select({
+      day,
+      succeeded: sql<string>`count(*) filter (where ${loginLogs.success})`,
+      failed: sql<string>`count(*) filter (where not ${loginLogs.success})`,
+    })
+    .from(loginLogs)
+    .where(tenantLoginLogs.where(scope, and(gte(loginLogs.createdAt, from), lt(loginLogs.createdAt, to))))
+    .groupBy(day);
+}
+
+export async function signInsByDay(
+  db: Db,
+  scope: Pick<Scope, 'tenantId'>,
+  from: Date,
+  to: Date,
+): Promise<{ day: string; succeeded: number; failed: number }[]> {
+  const rows = await signInsByDayQuery(db, scope, from, to);
+  return rows.map((r) => ({ day: r.day, succeeded: Number(r.succeeded), failed: Number(r.failed) }));
 }

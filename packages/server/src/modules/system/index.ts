@@ -5,7 +5,7 @@ import { createConfigService } from './config-service.ts';
 import { createDictService } from './dict-service.ts';
 import { createNoticeService } from './notice-service.ts';
 import { recordOperations } from './operation-log-recorder.ts';
-import { createOperationLogService, operationStats } from './operation-log-service.ts';
+import { createOperationLogService, operationStats, operationsByDay } from './operation-log-service.ts';
 import { dictItemRoutes } from './routes/dict-items.ts';
 import { dictTypeRoutes } from './routes/dict-types.ts';
 import { noticeRoutes } from './routes/notices.ts';
@@ -46,6 +46,8 @@ export function createSystemModule(ctx: AppContext, deps: SystemDeps) {
     notices,
     /** for the dashboard: operations recorded in the scope's tenant today (UTC) */
     operationStats: (scope: Pick<Scope, 'tenantId'>, now: Date) => operationStats(ctx.db, scope, now),
+    /** for the dashboard's trend: operations per UTC day in [from, to) */
+    operationsByDay: (scope: Pick<Scope, 'tenantId'>, from: Date, to: Date) => operationsByDay(ctx.db, scope, from, to),
     /** The caller's tenant's operation log with the list's filters, page by page (exports). */
     exportOperationLogs: operationLogs.export,
     /** Resolves when the operation-log writes started so far are done (tests). */

@@ -2,7 +2,7 @@ import { and, count, desc, eq, gte, lt, max, type SQL } from 'drizzle-orm';
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
-import { contains } from '../../platform/db/sql.ts';
+import { contains, utcDay } from '../../platform/db/sql.ts';
 import { operationLogs } from './tables.ts';
 
 /** Queries of the operation log; every one goes through the tenant scope. */
@@ -69,4 +69,14 @@ export async function countBetween(db: Db, scope: TenantScope, from: Date, to: D
     .from(operationLogs)
     .where(logs.where(scope, and(gte(operationLogs.createdAt, from), lt(operationLogs.createdAt, to))));
   return Number(row?.n ?? 0);
+}
+
+/** Rows created in [from, to) per UTC day: one grouped query, a range of the (tenant_id, created_at) index. */
+export function countByDayQuery(db: Db, scope: TenantScope, from: Date, to: Date) {
+  const day = utcDay(operationLogs.createdAt);
+  return db
+    .select({ day, n: count() })
+    .from(operationLogs)
+    .where(logs.where(scope, and(gte(operationLogs.createdAt, from), lt(operationLogs.createdAt, to))))
+    .groupBy(day);
 }

@@ -5,6 +5,7 @@ import type { PageRequest } from '../../platform/db/scoped.ts';
 import { httpErrors } from '../../platform/http/errors.ts';
 import {
   countBetween,
+  countByDayQuery,
   logsBefore,
   type OperationLogFilter,
   type OperationLogRow,
@@ -63,4 +64,15 @@ export async function operationStats(
   const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
   const dayEnd = new Date(dayStart.getTime() + 86_400_000);
   return { todayOperations: await countBetween(db, scope, dayStart, dayEnd) };
+}
+
+/** For the dashboard's trend: operations recorded in the scope's tenant in [from, to), per UTC day. */
+export async function operationsByDay(
+  db: Db,
+  scope: Pick<Scope, 'tenantId'>,
+  from: Date,
+  to: Date,
+): Promise<{ day: string; count: number }[]> {
+  const rows = await countByDayQuery(db, scope, from, to);
+  return rows.map((r) => ({ day: r.day, count: Number(r.n) }));
 }

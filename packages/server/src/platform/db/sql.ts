@@ -56,3 +56,11 @@ export function contains(column: PgColumn, text: string): SQL {
 export function intArray(ids: readonly number[]): SQL {
   return sql`${`{${ids.join(',')}}`}::int[]`;
 }
+
+/**
+ * The UTC calendar day of a timestamptz column as `YYYY-MM-DD`, whatever the session's time zone.
+ * No parameters in it, so the same expression can be selected and grouped by.
+ */
+export function utcDay(column: PgColumn): SQL<string> {
+  return sql<string>`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD')`;
+}
