@@ -302,6 +302,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/users/{id}/permissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a user may do: each permission code with the roles that grant it, and their navigation
+         * @description Codes grouped as GET /api/permissions groups them. A disabled role is listed as not granting; a super administrator is granted every code.
+         */
+        get: operations["identity.user.permissions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/roles": {
         parameters: {
             query?: never;
@@ -8277,6 +8297,179 @@ export interface operations {
             };
             /** @description Default Response */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "identity.user.permissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        message: string;
+                        data: {
+                            userId: number;
+                            /** @description a super administrator passes every permission check, whatever their roles hold */
+                            isSuper: boolean;
+                            /** @description every role the user holds; a disabled one grants nothing */
+                            roles: {
+                                id: number;
+                                code: string;
+                                name: string;
+                                status: "active" | "disabled";
+                            }[];
+                            groups: {
+                                /** @description first segment of the code, as GET /api/permissions groups them */
+                                group: string;
+                                codes: {
+                                    code: string;
+                                    /** @description the user passes this check: by super status or an active role */
+                                    granted: boolean;
+                                    /** @description granted because the user is a super administrator */
+                                    bySuper: boolean;
+                                    /** @description a route declares the code; an undeclared one (left from an older version) guards nothing */
+                                    declared: boolean;
+                                    /** @description the roles of the user that hold the code, disabled ones included */
+                                    grants: {
+                                        id: number;
+                                        code: string;
+                                        name: string;
+                                        status: "active" | "disabled";
+                                        /** @description false when the role is disabled: it grants nothing */
+                                        granting: boolean;
+                                        /** @description code: the role lists it; menu: a menu node bound to the role carries it */
+                                        via: ("code" | "menu")[];
+                                    }[];
+                                }[];
+                            }[];
+                            /** @description the navigation the user sees */
+                            menus: components["schemas"]["MenuNode"][];
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -14,6 +14,7 @@ const Unbuilt = lazy(() => import('../pages/unbuilt'));
 const Notifications = lazy(() => import('../pages/notifications'));
 const Profile = lazy(() => import('../pages/profile'));
 const Users = lazy(() => import('../pages/identity/users'));
+const UserDetail = lazy(() => import('../pages/identity/users/detail'));
 const Roles = lazy(() => import('../pages/identity/roles'));
 const Menus = lazy(() => import('../pages/identity/menus'));
 const Tenants = lazy(() => import('../pages/identity/tenants'));
@@ -33,6 +34,7 @@ export function AppRoutes() {
           <Route path="notifications" element={<Notifications />} />
           <Route path="profile" element={<Profile />} />
           <Route path="system/users" element={<Users />} />
+          <Route path="system/users/:id" element={<UserDetail />} />
           <Route path="system/roles" element={<Roles />} />
           <Route path="system/menus" element={<Menus />} />
           <Route path="platform/tenants" element={<Tenants />} />

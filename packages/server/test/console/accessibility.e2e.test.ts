@@ -94,6 +94,24 @@ describe.skipIf(!hasChromium)('accessibility of every console page (axe, WCAG 2.
       progress: 35,
       startedAt: new Date(),
     });
+    // a user holding an active and a disabled role, for the user detail page
+    const grants = await api('POST', '/api/roles', {
+      code: 'axe-grants',
+      name: 'Axe grants',
+      permissions: ['system:user:list', 'system:role:list'],
+    });
+    const retired = await api('POST', '/api/roles', {
+      code: 'axe-retired',
+      name: 'Axe retired',
+      permissions: ['system:user:delete'],
+      status: 'disabled',
+    });
+    const person = await api('POST', '/api/users', {
+      username: 'axe-person',
+      password: 'Axe#Person2026',
+      nickname: 'Axe person',
+      roleIds: [grants.id, retired.id],
+    });
 
     targets.push(
       { name: 'sign-in', path: '/login', signedIn: false, ready: h1 },
@@ -143,6 +161,24 @@ describe.skipIf(!hasChromium)('accessibility of every console page (axe, WCAG 2.
         path: '/system/menus?keyword=system%3Arole',
         signedIn: true,
         ready: (p) => p.locator('.ant-table-row').first().waitFor(),
+      },
+      {
+        name: 'user detail: details',
+        path: `/system/users/${person.id}`,
+        signedIn: true,
+        ready: (p) => p.locator('.ant-descriptions').waitFor(),
+      },
+      {
+        name: 'user detail: what this person can do',
+        path: `/system/users/${person.id}?tab=permissions`,
+        signedIn: true,
+        ready: (p) => p.getByRole('tabpanel').locator('li').first().waitFor(),
+      },
+      {
+        name: 'user detail: menus they see',
+        path: `/system/users/${person.id}?tab=menus`,
+        signedIn: true,
+        ready: (p) => p.getByRole('tabpanel').waitFor(),
       },
       { name: 'notification inbox', path: '/notifications', signedIn: true, ready: h1 },
       { name: 'notification preferences', path: '/notifications?tab=preferences', signedIn: true, ready: h1 },

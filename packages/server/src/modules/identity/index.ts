@@ -30,6 +30,7 @@ import { createSessions, SESSION_CONTROL_CHANNEL } from './sessions.ts';
 import { notifyTenantExpiry } from './tenant-expiry.ts';
 import { createTenantsService } from './tenants-service.ts';
 import { createUserGroupsService } from './user-groups-service.ts';
+import { createUserPermissionsService } from './user-permissions-service.ts';
 import { createUsersService } from './users-service.ts';
 
 export { identityEvents } from './events.ts';
@@ -71,7 +72,7 @@ export function createIdentityModule(ctx: AppContext, deps: { notify: Notifier['
       const roles = createRolesService({ ...ctx, sessions, permissionCodes });
       const tenants = createTenantsService({ ...ctx, sessions, permissionCodes });
       authRoutes(app, auth, sessions, profile, ctx.config, refreshCookie);
-      usersRoutes(app, users);
+      usersRoutes(app, users, createUserPermissionsService({ ...ctx, permissionCodes }));
       rolesRoutes(app, roles);
       menusRoutes(app, menus);
       tenantsRoutes(app, tenants);

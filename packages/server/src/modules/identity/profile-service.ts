@@ -4,26 +4,14 @@ import type { PageRequest } from '../../platform/db/scoped.ts';
 import { httpErrors } from '../../platform/http/errors.ts';
 import { findTenantById, findUserById } from './auth-repository.ts';
 import type { LoginLogsService } from './login-logs-service.ts';
-import { buildTree } from './menu-tree.ts';
-import { activeMenus, type MenuRow } from './menus-repository.ts';
+import { navigationOf } from './navigation.ts';
 import type { OnlineSessionsService } from './online-sessions-service.ts';
-import { activeRolesOfUser, menuIdsOfRoles } from './roles-repository.ts';
+import { activeRolesOfUser } from './roles-repository.ts';
 
 function signedIn(scope: Scope): UserPrincipal {
   const p = userOf(scope);
   if (!p) throw httpErrors.unauthenticated();
   return p;
-}
-
-/** The menu nodes of a user's roles; a bound node brings its ancestors along, so the tree never has holes. */
-function withAncestors(all: MenuRow[], boundIds: number[]): MenuRow[] {
-  const byId = new Map(all.map((m) => [m.id, m]));
-  const keep = new Set<number>();
-  for (const id of boundIds) {
-    for (let m = byId.get(id); m && !keep.has(m.id); m = m.parentId === null ? undefined : byId.get(m.parentId))
-      keep.add(m.id);
-  }
-  return all.filter((m) => keep.has(m.id));
 }
 
 /**
@@ -44,29 +32,10 @@ export function createProfileService({
       if (!user) throw httpErrors.unauthenticated();
       const tenant = user.tenantId === null ? null : await findTenantById(db, user.tenantId);
       const roleRows = await activeRolesOfUser(db, user.id);
-      let menuRows: MenuRow[] = [];
-      if (p.isSuper) menuRows = await activeMenus(db);
-      else if (roleRows.length) {
-        const bound = await menuIdsOfRoles(
-          db,
-          roleRows.map((r) => r.id),
-        );
-        menuRows = withAncestors(await activeMenus(db), bound);
-      }
-      const tree = buildTree(
-        menuRows.map((m) => ({
-          id: m.id,
-          parentId: m.parentId,
-          type: m.type,
-          name: m.name,
-          path: m.path,
-          component: m.component,
-          icon: m.icon,
-          permission: m.permission,
-          sort: m.sort,
-          hidden: m.hidden,
-        })),
-      );
+      const tree = await navigationOf(db, {
+        isSuper: p.isSuper,
+        activeRoleIds: roleRows.map((r) => r.id),
+      });
       return {
         user: {
           id: user.id,

@@ -1,9 +1,9 @@
-import { and, eq, inArray, or, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, or, type SQL } from 'drizzle-orm';
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
 import { contains } from '../../platform/db/sql.ts';
-import { roleMenus, roles, userRoles } from './tables.ts';
+import { menus, roleMenus, roles, userRoles } from './tables.ts';
 
 /** Queries of roles and their menu bindings. */
 type TenantScope = Pick<Scope, 'tenantId'>;
@@ -50,4 +50,24 @@ export function activeRolesOfUser(db: Db, userId: number) {
     .from(userRoles)
     .innerJoin(roles, eq(roles.id, userRoles.roleId))
     .where(and(eq(userRoles.userId, userId), eq(roles.status, 'active')));
+}
+
+/** Every role a user holds, disabled ones too, in the roles' display order. */
+export function rolesOfUser(db: Db, userId: number) {
+  return db
+    .select({ id: roles.id, code: roles.code, name: roles.name, status: roles.status, permissions: roles.permissions })
+    .from(userRoles)
+    .innerJoin(roles, eq(roles.id, userRoles.roleId))
+    .where(eq(userRoles.userId, userId))
+    .orderBy(asc(roles.sort), asc(roles.id));
+}
+
+/** Per role, the codes its bound menu nodes carry; a disabled node carries none (as sign-in counts them). */
+export function menuCodesOfRoles(db: Db, roleIds: number[]): Promise<{ roleId: number; code: string | null }[]> {
+  if (roleIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectDistinct({ roleId: roleMenus.roleId, code: menus.permission })
+    .from(roleMenus)
+    .innerJoin(menus, eq(menus.id, roleMenus.menuId))
+    .where(and(inArray(roleMenus.roleId, roleIds), eq(menus.status, 'active'), isNotNull(menus.permission)));
 }

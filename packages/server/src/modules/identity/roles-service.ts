@@ -18,12 +18,18 @@ export async function bindRoleMenus(tx: Db, roleId: number, menuIds: number[]) {
   await repo.replaceRoleMenus(tx, roleId, [...new Set([...menuIds, ...(await personalMenuIds(tx))])]);
 }
 
+/** The group a code is listed under: its family, the first segment (`system` of `system:user:list`). */
+export const permissionFamily = (code: string) => code.split(':')[0] ?? code;
+
+/** The declared codes a role of this scope may hold: a tenant never holds the platform-only ones. */
+export const codesForScope = (codes: Iterable<string>, scope: Pick<Scope, 'tenantId'>) =>
+  [...codes].filter((code) => scope.tenantId === null || !isPlatformCode(code));
+
 /** The declared codes grouped by family; a tenant caller never sees the platform-only ones. */
 function permissionGroups(codes: Iterable<string>, scope: Pick<Scope, 'tenantId'>) {
   const groups = new Map<string, string[]>();
-  for (const code of [...codes].sort()) {
-    if (scope.tenantId !== null && isPlatformCode(code)) continue;
-    const group = code.split(':')[0] ?? code;
+  for (const code of codesForScope(codes, scope).sort()) {
+    const group = permissionFamily(code);
     groups.set(group, [...(groups.get(group) ?? []), code]);
   }
   return [...groups].map(([group, list]) => ({ group, codes: list }));

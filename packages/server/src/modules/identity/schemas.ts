@@ -215,3 +215,64 @@ export const TenantUpdateBody = Type.Partial(Type.Object(tenantFields));
 export const PermissionGroups = Type.Array(
   Type.Object({ group: Type.String({ description: 'first segment of the code' }), codes: Type.Array(Type.String()) }),
 );
+
+// ---- navigation and effective permissions
+/** A node of a person's navigation: the menu tree their active roles show (all of it for a super administrator). */
+export const MenuNode = Type.Cyclic(
+  {
+    MenuNode: Type.Object({
+      id: Type.Integer(),
+      parentId: Type.Union([Type.Integer(), Type.Null()]),
+      type: Type.String(),
+      name: Type.String(),
+      path: Type.String(),
+      component: Type.String(),
+      icon: Type.String(),
+      permission: Type.Union([Type.String(), Type.Null()]),
+      sort: Type.Integer(),
+      hidden: Type.Boolean(),
+      children: Type.Array(Type.Ref('MenuNode')),
+    }),
+  },
+  'MenuNode',
+);
+
+const HeldRole = {
+  id: Type.Integer(),
+  code: Type.String(),
+  name: Type.String(),
+  status: Status,
+};
+export const EffectivePermissions = Type.Object({
+  userId: Type.Integer(),
+  isSuper: Type.Boolean({
+    description: 'a super administrator passes every permission check, whatever their roles hold',
+  }),
+  roles: Type.Array(Type.Object(HeldRole), { description: 'every role the user holds; a disabled one grants nothing' }),
+  groups: Type.Array(
+    Type.Object({
+      group: Type.String({ description: 'first segment of the code, as GET /api/permissions groups them' }),
+      codes: Type.Array(
+        Type.Object({
+          code: Type.String(),
+          granted: Type.Boolean({ description: 'the user passes this check: by super status or an active role' }),
+          bySuper: Type.Boolean({ description: 'granted because the user is a super administrator' }),
+          declared: Type.Boolean({
+            description: 'a route declares the code; an undeclared one (left from an older version) guards nothing',
+          }),
+          grants: Type.Array(
+            Type.Object({
+              ...HeldRole,
+              granting: Type.Boolean({ description: 'false when the role is disabled: it grants nothing' }),
+              via: Type.Array(Type.Union([Type.Literal('code'), Type.Literal('menu')]), {
+                description: 'code: the role lists it; menu: a menu node bound to the role carries it',
+              }),
+            }),
+            { description: 'the roles of the user that hold the code, disabled ones included' },
+          ),
+        }),
+      ),
+    }),
+  ),
+  menus: Type.Array(MenuNode, { description: 'the navigation the user sees' }),
+});

@@ -4,6 +4,7 @@ import { Button, Space, Tag, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { type Key, lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link, useLocation } from 'react-router';
 import { api, unwrap } from '../../../api/client';
 import { useMayCall } from '../../../app/me';
 import { ErrorMessage } from '../../../components/error-message';
@@ -34,6 +35,7 @@ const FILTERS = ['keyword', 'status', 'departmentId', 'roleId'] as const;
 export default function UsersPage() {
   const { t } = useTranslation('identity');
   const can = useMayCall();
+  const location = useLocation();
   const params = useListParams(FILTERS);
   const { keyword, status, departmentId, roleId } = params.filters;
   const query = {
@@ -82,15 +84,22 @@ export default function UsersPage() {
     {
       title: t('users.username'),
       dataIndex: 'username',
-      render: (v: string, u) =>
-        u.isSuper ? (
-          <Space>
+      // the detail page; it comes back to the list as it was left (page and filters)
+      render: (v: string, u) => {
+        const link = (
+          <Link to={`/system/users/${u.id}`} state={{ list: location.search }}>
             {v}
+          </Link>
+        );
+        return u.isSuper ? (
+          <Space>
+            {link}
             <Tag>{t('users.super')}</Tag>
           </Space>
         ) : (
-          v
-        ),
+          link
+        );
+      },
     },
     { title: t('users.nickname'), dataIndex: 'nickname' },
     { title: t('users.email'), dataIndex: 'email', render: (v: string | null) => v ?? '' },

@@ -7,6 +7,7 @@ import { NullableTimestamp, Ok } from '../../../platform/http/schemas.ts';
 import type { AuthService } from '../auth-service.ts';
 import type { ProfileService } from '../profile-service.ts';
 import { REFRESH_COOKIE, REFRESH_COOKIE_PATH, type RefreshCookie, refreshCookieDocs } from '../refresh-cookie.ts';
+import { MenuNode } from '../schemas.ts';
 import type { Sessions } from '../sessions.ts';
 
 const TokenPair = Type.Object({
@@ -20,25 +21,6 @@ const TokenPair = Type.Object({
   ),
   refreshExpiresIn: Type.Integer({ description: 'seconds' }),
 });
-
-const MenuNode = Type.Cyclic(
-  {
-    MenuNode: Type.Object({
-      id: Type.Integer(),
-      parentId: Type.Union([Type.Integer(), Type.Null()]),
-      type: Type.String(),
-      name: Type.String(),
-      path: Type.String(),
-      component: Type.String(),
-      icon: Type.String(),
-      permission: Type.Union([Type.String(), Type.Null()]),
-      sort: Type.Integer(),
-      hidden: Type.Boolean(),
-      children: Type.Array(Type.Ref('MenuNode')),
-    }),
-  },
-  'MenuNode',
-);
 
 export function authRoutes(
   app: FastifyInstance,

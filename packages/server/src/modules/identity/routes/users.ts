@@ -1,12 +1,21 @@
 import type { FastifyInstance } from 'fastify';
 import { route } from '../../../platform/http/route.ts';
 import { BatchIds, BatchResult, BatchStatus, IdParams, Ok, PageOf } from '../../../platform/http/schemas.ts';
-import { ResetPasswordBody, UserCreateBody, UserDetail, UserListQuery, UserUpdateBody, UserView } from '../schemas.ts';
+import {
+  EffectivePermissions,
+  ResetPasswordBody,
+  UserCreateBody,
+  UserDetail,
+  UserListQuery,
+  UserUpdateBody,
+  UserView,
+} from '../schemas.ts';
+import type { UserPermissionsService } from '../user-permissions-service.ts';
 import type { UsersService } from '../users-service.ts';
 
 const tags = ['Users'];
 
-export function usersRoutes(app: FastifyInstance, users: UsersService) {
+export function usersRoutes(app: FastifyInstance, users: UsersService, permissions: UserPermissionsService) {
   route(app, {
     method: 'GET',
     url: '/api/users',
@@ -116,5 +125,23 @@ export function usersRoutes(app: FastifyInstance, users: UsersService) {
     permission: 'system:user:unlock',
     schema: { tags, summary: 'Remove the sign-in lock of a user', params: IdParams, response: UserView },
     handler: async (req) => users.unlock(req.scope, req.params.id),
+  });
+
+  route(app, {
+    method: 'GET',
+    url: '/api/users/:id/permissions',
+    operation: 'identity.user.permissions',
+    auth: 'user',
+    permission: 'system:user:list',
+    schema: {
+      tags,
+      summary: 'What a user may do: each permission code with the roles that grant it, and their navigation',
+      description:
+        'Codes grouped as GET /api/permissions groups them. A disabled role is listed as not granting; ' +
+        'a super administrator is granted every code.',
+      params: IdParams,
+      response: EffectivePermissions,
+    },
+    handler: async (req) => permissions.of(req.scope, req.params.id),
   });
 }
