@@ -16,7 +16,8 @@ import {
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../api/client';
-import { ErrorMessage, errorText } from '../../components/error-message';
+import { ErrorMessage } from '../../components/error-message';
+import { errorLine } from '../../components/error-text';
 
 const CHANNELS = ['inapp', 'email', 'sms', 'push', 'webhook', 'chat'] as const;
 type Channel = (typeof CHANNELS)[number];
@@ -61,7 +62,7 @@ function Matrix() {
     mutationFn: (item: { eventKey: string; channel: Channel; enabled: boolean }) =>
       unwrap(api.PUT('/api/notification-preferences/matrix', { body: { items: [item] } })),
     onSuccess: (data) => queryClient.setQueryData(MATRIX_KEY, data),
-    onError: (err) => void message.error(errorText(t, err)),
+    onError: (err) => void message.error(errorLine(t, err)),
   });
   type Row = NonNullable<typeof matrix.data>[number];
   const present = CHANNELS.filter((c) => matrix.data?.some((row) => row.channels.some((x) => x.channel === c)));
@@ -159,7 +160,7 @@ function Settings() {
       queryClient.setQueryData(SETTINGS_KEY, data);
       void message.success(t('done.saved'));
     },
-    onError: (err) => void message.error(errorText(t, err)),
+    onError: (err) => void message.error(errorLine(t, err)),
   });
   const digestMode = Form.useWatch('digestMode', form);
 
