@@ -1,4 +1,4 @@
-import { Component, type ErrorInfo, type ReactNode } from 'react';
+import { Component, type ComponentType, type ErrorInfo, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiCallError } from '../api/client';
 import { reportError } from '../app/error-reporting';
@@ -11,7 +11,7 @@ export type FallbackProps = {
 
 type Props = {
   children: ReactNode;
-  fallback: (props: FallbackProps) => ReactNode;
+  fallback: ComponentType<FallbackProps>;
   /** a change of it (the page's path) clears a failure: moving elsewhere starts afresh, without remounting */
   resetKey?: unknown;
 };
@@ -57,7 +57,8 @@ export class ErrorBoundary extends Component<Props, State> {
       : eventId !== undefined
         ? { kind: 'eventId', id: String(eventId) }
         : null;
-    return this.props.fallback({ reference, retry: this.retry });
+    const Fallback = this.props.fallback;
+    return <Fallback reference={reference} retry={this.retry} />;
   }
 }
 

@@ -31,6 +31,7 @@ describe.skipIf(!hasChromium)('the console reports its own errors', () => {
   let t: TestApp;
   let release: string;
   let usersChunk: string;
+  let signInChunk: string;
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
@@ -40,6 +41,7 @@ describe.skipIf(!hasChromium)('the console reports its own errors', () => {
     release = readFileSync(join(DEFAULT_CONSOLE_DIR, '.vite', 'release.txt'), 'utf8').trim();
     const manifest = JSON.parse(readFileSync(join(DEFAULT_CONSOLE_DIR, '.vite', 'manifest.json'), 'utf8'));
     usersChunk = manifest['src/pages/identity/users/index.tsx'].file;
+    signInChunk = manifest['src/pages/auth/sign-in.tsx'].file;
   }, 120_000);
 
   afterAll(async () => {
@@ -96,7 +98,7 @@ describe.skipIf(!hasChromium)('the console reports its own errors', () => {
     // an anonymous tab session, nobody's token
     expect(event.identity).toMatch(/^a:[0-9a-f-]{36}$/);
     secretFree(event, 'secret-state', 'fragment-x', 'tenant=demo');
-  });
+  }, 180_000);
 
   it('an unhandled rejection on a share link’s page: the link’s token never leaves the page', async () => {
     const token = 'e2eSecretShareToken123';
@@ -114,7 +116,7 @@ describe.skipIf(!hasChromium)('the console reports its own errors', () => {
     // the page's own call for the link (its 404 is not reported) is among the breadcrumbs, scrubbed too
     expect(JSON.stringify(event.breadcrumbs)).toContain('/api/drive/public/shares/:token');
     secretFree(event, token, 'download=1');
-  });
+  }, 180_000);
 
   it('an answer of 500: the toast shows its request id, and the monitor has the failed call with the same id', async () => {
     const role = (
@@ -152,7 +154,7 @@ describe.skipIf(!hasChromium)('the console reports its own errors', () => {
     expect((await platformEvents(t.demoAdminToken)).some((e) => e.id === event.id)).toBe(false);
     // the request id is the server's: its log line can be found by it
     expect(shown).toMatch(/^[\w-]{8,}$/);
-  });
+  }, 180_000);
 
   it('a page whose code cannot load: its error boundary says so with the event id, the menu stays, a retry loads it', async () => {
     const page = await site.page();
@@ -178,7 +180,7 @@ describe.skipIf(!hasChromium)('the console reports its own errors', () => {
     await alert.getByRole('button', { name: 'Try again' }).click();
     await page.locator('.ant-table-row').first().waitFor();
     await page.context().close();
-  });
+  }, 180_000);
 
   it('the same in Chinese and the dark theme, without a blank screen', async () => {
     const page = await site.page({ language: 'zh-CN', theme: 'dark' });
@@ -186,12 +188,36 @@ describe.skipIf(!hasChromium)('the console reports its own errors', () => {
     await page.route(`**/${usersChunk}`, (route) => route.abort());
     await page.goto(`${site.base}/system/users`);
     const alert = page.getByRole('alert').filter({ hasText: '页面出了点问题' });
-    await alert.getByText(/错误编号：\d+/).waitFor();
-    await alert.getByRole('button', { name: '重 试' }).or(alert.getByRole('button', { name: '重试' })).waitFor();
+    await alert.getByText(/请把错误编号告诉管理员：\d+/).waitFor();
+    await alert
+      .getByRole('button', { name: '重 试' })
+      .or(alert.getByRole('button', { name: '重试' }))
+      .waitFor();
     await shot(page, 'page-error-zh-dark');
     await noSeriousViolation(page, 'zh-CN', 'dark');
     await page.context().close();
-  });
+  }, 180_000);
+
+  it('the sign-in page’s code cannot load: the console-wide fallback, without antd, in both languages', async () => {
+    for (const [language, theme, title, retry] of [
+      ['en', 'light', 'This page ran into a problem', 'Try again'],
+      ['zh-CN', 'dark', '页面出了点问题', '重试'],
+    ] as const) {
+      const page = await site.page({ language, theme });
+      await page.route(`**/${signInChunk}`, (route) => route.abort());
+      await page.goto(`${site.base}/login`);
+      const alert = page.getByRole('alert').filter({ hasText: title });
+      await alert.getByText(/\d+$/).waitFor();
+      const eventId = Number(/(\d+)$/.exec((await alert.textContent()) ?? '')?.[1]);
+      expect((await arrived((e) => e.id === eventId)).pageUrl).toBe(`${site.base}/login`);
+      await shot(page, `app-error-${language}-${theme}`);
+      await noSeriousViolation(page, language, theme);
+      await page.unroute(`**/${signInChunk}`);
+      await page.getByRole('button', { name: retry }).click();
+      await page.locator('input[autocomplete=username]').waitFor();
+      await page.context().close();
+    }
+  }, 180_000);
 
   async function shot(page: Page, name: string) {
     await page.waitForTimeout(400);
