@@ -12,6 +12,8 @@ const MIN_BYTES = 512;
 
 function* files(dir: string): Generator<string> {
   for (const name of readdirSync(dir)) {
+    // .vite/ (manifest, release, source maps) is never served: nothing to compress
+    if (name.startsWith('.')) continue;
     const path = join(dir, name);
     if (statSync(path).isDirectory()) yield* files(path);
     else yield path;

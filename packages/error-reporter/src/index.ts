@@ -33,7 +33,7 @@ interface Client {
   ring: BreadcrumbRing;
   dedupe: Deduper;
   transport: Transport;
-  pending: Set<Promise<void>>;
+  pending: Set<Promise<unknown>>;
   undo: Array<() => void>;
   busy: boolean;
 }
@@ -44,14 +44,18 @@ function ignored(message: string, patterns: Array<string | RegExp> | undefined):
   return !!patterns?.some((p) => (typeof p === 'string' ? message.includes(p) : p.test(message)));
 }
 
-function report(input: CaptureInput): void {
+/**
+ * Sends a report; resolves with the server's answer (see Transport.send), or undefined when nothing
+ * was sent (not initialised, ignored, deduplicated, dropped by beforeSend) or the answer is unreadable.
+ */
+function report(input: CaptureInput): Promise<unknown> {
   const c = client;
   // `busy` stops recursion when beforeSend (or anything it calls) logs or throws.
-  if (!c || c.busy) return;
+  if (!c || c.busy) return Promise.resolve(undefined);
   c.busy = true;
   try {
     const message = truncate(input.message || '(no message)', MAX_MESSAGE);
-    if (ignored(message, c.options.ignore) || !c.dedupe.accept(input.type, message)) return;
+    if (ignored(message, c.options.ignore) || !c.dedupe.accept(input.type, message)) return Promise.resolve(undefined);
     let body: ReportBody | null = buildBody(input, {
       pageUrl: location.href,
       breadcrumbs: c.ring.list(),
@@ -62,13 +66,16 @@ function report(input: CaptureInput): void {
       context: c.context,
     });
     if (c.options.beforeSend) body = c.options.beforeSend(body);
-    if (!body) return;
-    const p = c.transport.send(body).then(() => {
+    if (!body) return Promise.resolve(undefined);
+    const p: Promise<unknown> = c.transport.send(body).then((answer) => {
       c.pending.delete(p);
+      return answer;
     });
     c.pending.add(p);
+    return p;
   } catch {
     // The reporter must never break the page it watches.
+    return Promise.resolve(undefined);
   } finally {
     c.busy = false;
   }
@@ -101,14 +108,18 @@ export function init(options: InitOptions): void {
   if (options.whiteScreen !== false) c.undo.push(instrumentWhiteScreen(report, options.whiteScreen));
 }
 
-/** Reports a caught error as js_error. */
-export function captureException(error: unknown, context?: Record<string, unknown>): void {
-  report({ type: 'js_error', ...describeThrown(error), context });
+/**
+ * Reports a caught error as js_error. Resolves with the server's answer when it was sent by fetch
+ * (always with a site key) and answered JSON — Atrium's is `{ data: { accepted, groupId, eventId } }`,
+ * so a page can show the person the event id —, else undefined. Never rejects.
+ */
+export function captureException(error: unknown, context?: Record<string, unknown>): Promise<unknown> {
+  return report({ type: 'js_error', ...describeThrown(error), context });
 }
 
-/** Manual crash report (level fatal), e.g. from an error boundary or a watchdog. */
-export function crash(reason: string | Error, extra?: Record<string, unknown>): void {
-  report({ type: 'crash', ...describeThrown(reason), level: 'fatal', context: extra });
+/** Manual crash report (level fatal), e.g. from an error boundary or a watchdog; resolves as captureException. */
+export function crash(reason: string | Error, extra?: Record<string, unknown>): Promise<unknown> {
+  return report({ type: 'crash', ...describeThrown(reason), level: 'fatal', context: extra });
 }
 
 export function addBreadcrumb(type: BreadcrumbType, message: string, data?: Record<string, unknown>): void {

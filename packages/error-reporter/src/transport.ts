@@ -4,7 +4,8 @@ import type { ReportBody } from './types';
 const KEEPALIVE_LIMIT = 60_000;
 
 export interface Transport {
-  send(body: ReportBody): Promise<void>;
+  /** Resolves with the server's answer when it went by fetch and came back as JSON, else undefined. */
+  send(body: ReportBody): Promise<unknown>;
 }
 
 /**
@@ -12,7 +13,7 @@ export interface Transport {
  * same-origin (a cross-origin application/json beacon needs a CORS preflight that browsers handle
  * inconsistently); otherwise fetch with keepalive so the report survives page unload.
  * `nativeFetch` is the fetch captured before the http wrapper is installed, so these requests are
- * never seen by it. Never throws and never rejects.
+ * never seen by it. Never throws and never rejects. A beacon's answer cannot be read.
  */
 export function createTransport(
   endpoint: string,
@@ -31,7 +32,7 @@ export function createTransport(
         const headers: Record<string, string> = { 'Content-Type': 'application/json' };
         if (siteKey) headers['X-Analytics-Site-Key'] = siteKey;
         return nativeFetch(endpoint, { method: 'POST', body: json, headers, keepalive: small }).then(
-          () => undefined,
+          (res) => res.json().catch(() => undefined),
           () => undefined,
         );
       } catch {

@@ -35,6 +35,16 @@ describe.skipIf(!existsSync(CHROMIUM))('error reporter in Chromium', () => {
     reporterJs = readFileSync(join(pkgDir, 'dist/error-reporter.min.js'), 'utf8');
     server = createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://x');
+      if (req.method === 'POST' && url.pathname === '/api/answering-errors') {
+        // an ingest that answers like Atrium's: the event id the page may show
+        req.resume();
+        req.on('end', () =>
+          res
+            .writeHead(202, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ code: 0, message: 'ok', data: { accepted: true, groupId: 4, eventId: 77 } })),
+        );
+        return;
+      }
       if (req.method === 'POST' && url.pathname === '/api/frontend-errors') {
         const chunks: Buffer[] = [];
         req.on('data', (c: Buffer) => chunks.push(c));
@@ -79,9 +89,9 @@ describe.skipIf(!existsSync(CHROMIUM))('error reporter in Chromium', () => {
         case '/api/ok':
           return res.writeHead(200).end('ok');
         case '/api/boom':
-          return res.writeHead(500).end('no');
+          return res.writeHead(500, { 'x-request-id': 'req-boom' }).end('no');
         case '/api/xhr-boom':
-          return res.writeHead(503).end('no');
+          return res.writeHead(503, { 'x-request-id': 'req-xhr' }).end('no');
         case '/api/drop':
           req.socket.destroy();
           return;
@@ -262,6 +272,7 @@ describe.skipIf(!existsSync(CHROMIUM))('error reporter in Chromium', () => {
       { method: 'POST', url: `${base}/api/xhr-boom`, status: 503 },
       { method: 'GET', url: `${base}/api/drop`, status: 0 },
     ]);
+    expect(byType('http_error').map((r) => r.context?.requestId)).toEqual(['req-boom', 'req-xhr', undefined]);
     expect(byType('http_error')[0].message).toBe(`GET ${base}/api/boom failed with 500`);
     expect(byType('http_error')[2].message).toBe(`GET ${base}/api/drop network error`);
     // Query strings (tokens) never leave the page.
@@ -369,5 +380,29 @@ describe.skipIf(!existsSync(CHROMIUM))('error reporter in Chromium', () => {
     expect(received.map((r) => r.body)).toEqual([
       expect.objectContaining({ type: 'crash', message: 'kept', context: { requestId: 'req-9', edited: true } }),
     ]);
+  });
+
+  it('resolves captureException and crash with the server’s answer (fetch), undefined when nothing was sent', async () => {
+    const p = await browser.newPage();
+    await p.goto(`${base}/plain`);
+    const answers = await p.evaluate(async () => {
+      type R = {
+        init(o: object): void;
+        destroy(): void;
+        captureException(e: unknown): Promise<unknown>;
+        crash(r: string): Promise<unknown>;
+      };
+      const R = (window as unknown as { AtriumErrorReporter: R }).AtriumErrorReporter;
+      const before = await R.captureException(new Error('before init'));
+      R.init({ endpoint: '/api/answering-errors', siteKey: 'k', whiteScreen: false });
+      const first = await R.captureException(new Error('answered'));
+      const repeat = await R.captureException(new Error('answered'));
+      const crashed = await R.crash('stalled');
+      R.destroy();
+      return { before, first, repeat, crashed };
+    });
+    await p.close();
+    const answer = { code: 0, message: 'ok', data: { accepted: true, groupId: 4, eventId: 77 } };
+    expect(answers).toEqual({ before: undefined, first: answer, repeat: undefined, crashed: answer });
   });
 });

@@ -1,6 +1,7 @@
 import { buildApp } from './app.ts';
 import { type Config, ConfigError, loadConfig, ownAddress } from './config.ts';
 import { seedIdentity } from './modules/identity/index.ts';
+import { seedConsoleSite } from './modules/monitor/index.ts';
 import { createCache } from './platform/cache/cache.ts';
 import { openDatabase } from './platform/db/client.ts';
 import { runMigrations } from './platform/db/migrate.ts';
@@ -74,6 +75,8 @@ async function start(config: Config, databaseUrl: string) {
   const cache = createCache({ redisUrl: config.redisUrl, prefix: config.redisKeyPrefix });
   const app = await buildApp({ config, database, cache, logDestination: logDestination(config.logFormat) });
   const seed = await seedIdentity(app.ctx, app.permissionCodes);
+  // the web console reports its own errors into the platform's site (docs/decisions/0037)
+  await seedConsoleSite(app.ctx);
   await app.listen({ host: config.host, port: config.port });
   return { app, cache, database, seed };
 }

@@ -5,7 +5,12 @@ import type { paths } from './schema.d.ts';
  * The one client: every call of the console goes through it, typed by the committed snapshot of
  * /api/openapi.json (schema.d.ts), so a changed operation fails the console's type check.
  */
-export const api = createClient<paths>({ baseUrl: '' });
+export const api = createClient<paths>({
+  baseUrl: '',
+  // `fetch` as it is at each call, not as it was at load: the error reporter, which loads later,
+  // wraps it to report 5xx answers with their request id (app/error-reporting)
+  fetch: (request) => globalThis.fetch(request),
+});
 
 /** The server's error body (docs/api-conventions.md). */
 export type ApiError = {
@@ -59,6 +64,12 @@ api.use(auth);
 /** A failed call as an Error that keeps the server's body (key, field errors, request id). */
 export class ApiCallError extends Error {
   readonly body: ApiError;
+  /**
+   * The error reporter's mark of an error the console handles (@atrium/error-reporter: not an
+   * unhandled rejection worth a report): a 5xx is reported from the answer itself, with its
+   * request id; a 4xx is the person's input.
+   */
+  readonly isBusinessError = true;
   constructor(body: ApiError) {
     super(body.message);
     this.body = body;

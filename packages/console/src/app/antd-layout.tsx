@@ -3,7 +3,9 @@ import enUS from 'antd/locale/en_US';
 import zhCN from 'antd/locale/zh_CN';
 import { Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Outlet } from 'react-router';
+import { Outlet, useLocation } from 'react-router';
+import { ErrorBoundary } from '../components/error-boundary';
+import { PageErrorFallback } from '../components/page-error';
 import { useTheme } from './preferences';
 
 /**
@@ -39,6 +41,7 @@ const TOKENS = {
 export default function AntdLayout() {
   const { i18n } = useTranslation();
   const theme = useTheme();
+  const { pathname } = useLocation();
   return (
     <ConfigProvider
       locale={i18n.language === 'en' ? enUS : zhCN}
@@ -49,9 +52,12 @@ export default function AntdLayout() {
         components: theme === 'dark' ? { Tabs: { itemSelectedColor: '#4096ff' } } : undefined,
       }}
     >
-      <Suspense>
-        <Outlet />
-      </Suspense>
+      {/* what a page outside the shell throws (consent, share links), or the shell itself */}
+      <ErrorBoundary resetKey={pathname} fallback={PageErrorFallback}>
+        <Suspense>
+          <Outlet />
+        </Suspense>
+      </ErrorBoundary>
     </ConfigProvider>
   );
 }

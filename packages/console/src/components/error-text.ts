@@ -12,3 +12,13 @@ export function errorText(t: TFunction, err: unknown): string {
 
 export const requestIdOf = (err: unknown): string | undefined =>
   err instanceof ApiCallError ? err.body.requestId : undefined;
+
+/**
+ * The error in one line, for a toast: translated, and with the request id when the server answered
+ * (a toast has no second line, and support needs the id to find the log lines).
+ */
+export function errorLine(t: TFunction, err: unknown): string {
+  const text = errorText(t, err);
+  const id = requestIdOf(err);
+  return id ? t('common:errorWithRequestId', { text, id }) : text;
+}

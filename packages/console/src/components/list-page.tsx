@@ -2,7 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { App, Input, Typography } from 'antd';
 import { type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { errorText } from './error-text';
+import { errorLine } from './error-text';
 import type { ListParams } from './server-table';
 
 /**
@@ -48,7 +48,7 @@ export function useListFeedback(queryKey: readonly unknown[], after?: () => void
       after?.();
       void client.invalidateQueries({ queryKey });
     },
-    fail: (err: unknown) => void message.error(errorText(t, err)),
+    fail: (err: unknown) => void message.error(errorLine(t, err)),
     /** asks before a destructive action; the danger button says what it does */
     confirm: (title: string, okText: string, onOk: () => void) =>
       void modal.confirm({ title, okText, okButtonProps: { danger: true }, cancelText: t('cancel'), onOk }),

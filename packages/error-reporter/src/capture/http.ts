@@ -18,7 +18,14 @@ export function bareUrl(url: string): string {
   return i === -1 ? abs : abs.slice(0, i);
 }
 
-function outcome(ring: BreadcrumbRing, report: Report, method: string, rawUrl: string, status: number): void {
+function outcome(
+  ring: BreadcrumbRing,
+  report: Report,
+  method: string,
+  rawUrl: string,
+  status: number,
+  requestId?: string | null,
+): void {
   method = method.toUpperCase();
   const url = bareUrl(rawUrl);
   ring.add('network', `${method} ${url} ${status || 'failed'}`, { method, url, status });
@@ -27,13 +34,18 @@ function outcome(ring: BreadcrumbRing, report: Report, method: string, rawUrl: s
       type: 'http_error',
       message: status ? `${method} ${url} failed with ${status}` : `${method} ${url} network error`,
       http: { method, url, status },
+      // the server's id of the failed request, so its log lines can be found (spec §2.5 context)
+      context: requestId ? { requestId } : undefined,
     });
   }
 }
 
+/** `X-Request-Id` of an answer; null when absent or not readable (a cross-origin answer that does not expose it). */
+const REQUEST_ID = 'x-request-id';
+
 /**
  * Wraps fetch and XMLHttpRequest: every request becomes a network breadcrumb, and a 5xx response or a
- * network failure becomes an http_error. `isOwn` filters out the reporter's endpoint; an aborted
+ * network failure becomes an http_error (with `context.requestId` from the answer's X-Request-Id). `isOwn` filters out the reporter's endpoint; an aborted
  * request is the caller's choice, not a failure, so it is not reported.
  */
 export function instrumentHttp(ring: BreadcrumbRing, report: Report, isOwn: (url: string) => boolean): () => void {
@@ -47,7 +59,7 @@ export function instrumentHttp(ring: BreadcrumbRing, report: Report, isOwn: (url
       const p = origFetch.call(w, input, init);
       if (isOwn(url)) return p;
       p.then(
-        (res) => outcome(ring, report, method, url, res.status),
+        (res) => outcome(ring, report, method, url, res.status, res.headers.get(REQUEST_ID)),
         (err: unknown) => {
           if (!(err && (err as Error).name === 'AbortError')) outcome(ring, report, method, url, 0);
         },
@@ -74,7 +86,15 @@ export function instrumentHttp(ring: BreadcrumbRing, report: Report, isOwn: (url
         });
         // loadend fires once after load, error, timeout or abort; status is 0 on network failure.
         this.addEventListener('loadend', () => {
-          if (!aborted) outcome(ring, report, info.method, this.responseURL || info.url, this.status);
+          if (!aborted)
+            outcome(
+              ring,
+              report,
+              info.method,
+              this.responseURL || info.url,
+              this.status,
+              this.getResponseHeader(REQUEST_ID),
+            );
         });
       }
       return origSend.call(this, body);

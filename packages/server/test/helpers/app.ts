@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { type AppDeps, buildApp } from '../../src/app.ts';
 import { seedIdentity } from '../../src/modules/identity/index.ts';
+import { seedConsoleSite } from '../../src/modules/monitor/index.ts';
 import { loadLicense } from '../../src/platform/auth/license.ts';
 import { type Cache, createCache } from '../../src/platform/cache/cache.ts';
 import { type Database, openDatabase } from '../../src/platform/db/client.ts';
@@ -116,6 +117,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     ...(opts.license ? { license: loadLicense(opts.license) } : {}),
   });
   await seedIdentity(app.ctx, app.permissionCodes);
+  await seedConsoleSite(app.ctx);
   const adminToken = await login(app, 'admin', ADMIN_PASSWORD);
   const demoAdminToken = await login(app, 'admin', ADMIN_PASSWORD, 'demo');
   const me = await call(app, 'GET', '/api/auth/me', { token: demoAdminToken });

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { buildApp } from '../../src/app.ts';
 import { seedIdentity } from '../../src/modules/identity/index.ts';
+import { seedConsoleSite } from '../../src/modules/monitor/index.ts';
 import { createCache } from '../../src/platform/cache/cache.ts';
 import { openDatabase } from '../../src/platform/db/client.ts';
 import { runMigrations } from '../../src/platform/db/migrate.ts';
@@ -36,6 +37,7 @@ export async function prepareTemplate(url: string): Promise<void> {
     const cache = createCache({ redisUrl: null, prefix: 'atrium-template:' });
     const app = await buildApp({ config, database, cache });
     await seedIdentity(app.ctx, app.permissionCodes);
+    await seedConsoleSite(app.ctx);
     await app.close();
     await cache.close();
   } finally {

@@ -40,7 +40,18 @@ export async function createUserWithPermissions(
   return createUser(t, tenantId, code, `u${randomBytes(4).toString('hex')}`, permissions);
 }
 
-async function createUser(t: TestApp, tenantId: number, tenantCode: string, username: string, permissions: string[]) {
+/** A platform user (no tenant) holding exactly these permission codes, not a super administrator. */
+export function createPlatformUserWithPermissions(t: TestApp, permissions: string[]) {
+  return createUser(t, null, undefined, `p${randomBytes(4).toString('hex')}`, permissions);
+}
+
+async function createUser(
+  t: TestApp,
+  tenantId: number | null,
+  tenantCode: string | undefined,
+  username: string,
+  permissions: string[],
+) {
   const db = t.database.db;
   const [user] = await db
     .insert(users)

@@ -29,6 +29,7 @@ const PUBLIC_ROUTES = [
   '/api/openapi.json',
   '/api/docs',
   '/api/docs/guides/{name}',
+  '/api/frontend-errors/console-site',
 ];
 
 let t: TestApp;

@@ -1,9 +1,12 @@
 import { Breadcrumb, Button, Dropdown, Layout, Menu, Space, Spin, Typography } from 'antd';
-import { Suspense } from 'react';
+import { Suspense, useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router';
+import { ErrorBoundary } from '../../components/error-boundary';
 import { ErrorMessage } from '../../components/error-message';
+import { PageErrorFallback } from '../../components/page-error';
 import { PreferenceSwitches } from '../../components/preference-switches';
+import { setReportingUser } from '../error-reporting';
 import { useMe } from '../me';
 import { useTheme } from '../preferences';
 import { signOut } from '../session';
@@ -18,6 +21,11 @@ export function Shell() {
   const theme = useTheme();
   const location = useLocation();
   const navigate = useNavigate();
+  const user = me.data?.user;
+  // error reports say whose console failed by ids only (docs/decisions/0037)
+  useEffect(() => {
+    if (user) setReportingUser({ id: user.id, tenantId: user.tenantId });
+  }, [user]);
   if (me.isPending) return <Spin fullscreen tip={t('loading')} />;
   if (me.isError) return <ErrorMessage error={me.error} />;
   const menus = me.data.menus;
@@ -77,9 +85,12 @@ export function Shell() {
             items={[{ title: <Link to="/">{t('home')}</Link> }, ...trail.map((n) => ({ title: menuName(t, n) }))]}
           />
           <main>
-            <Suspense fallback={<Spin tip={t('loading')} />}>
-              <Outlet />
-            </Suspense>
+            {/* a page that fails shows why in its place; the menu stays, and another page starts afresh */}
+            <ErrorBoundary resetKey={location.pathname} fallback={PageErrorFallback}>
+              <Suspense fallback={<Spin tip={t('loading')} />}>
+                <Outlet />
+              </Suspense>
+            </ErrorBoundary>
           </main>
         </Layout.Content>
       </Layout>

@@ -2,7 +2,8 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { Button, Select, Space, Table, Tag, Typography, message as toast } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../api/client';
-import { ErrorMessage, errorText } from '../../components/error-message';
+import { ErrorMessage } from '../../components/error-message';
+import { errorLine } from '../../components/error-text';
 import { readFilter, useUrlState } from './url-state';
 
 const FILTERS = ['state', 'open'] as const;
@@ -21,7 +22,7 @@ export default function AnnouncementsTab() {
     placeholderData: keepPreviousData,
   });
   const done = () => queryClient.invalidateQueries({ queryKey: ['notifications'] });
-  const onError = (err: unknown) => void message.error(errorText(t, err));
+  const onError = (err: unknown) => void message.error(errorLine(t, err));
   const read = useMutation({
     mutationFn: (id: number) => unwrap(api.POST('/api/announcements/{id}/read', { params: { path: { id } } })),
     onError,

@@ -4,7 +4,8 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { api, unwrap } from '../../api/client';
-import { ErrorMessage, errorText } from '../../components/error-message';
+import { ErrorMessage } from '../../components/error-message';
+import { errorLine } from '../../components/error-text';
 import { readFilter, useUrlState } from './url-state';
 
 const TYPES = ['notification', 'system', 'manual'] as const;
@@ -53,7 +54,7 @@ export function MessagesTab() {
     setSelected([]);
     return queryClient.invalidateQueries({ queryKey: ['notifications'] });
   };
-  const onError = (err: unknown) => void message.error(errorText(t, err));
+  const onError = (err: unknown) => void message.error(errorLine(t, err));
   const read = useMutation({
     mutationFn: (ids: number[]) => unwrap(api.POST('/api/in-app-messages/batch-read', { body: { ids } })),
     onSuccess: (r) => void message.success(t('done.read', { count: r.affected.length })),

@@ -16,7 +16,8 @@ import {
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../api/client';
-import { ErrorMessage, errorText } from '../../components/error-message';
+import { ErrorMessage } from '../../components/error-message';
+import { errorLine } from '../../components/error-text';
 import { applyFieldErrors } from '../../components/form-errors';
 
 const CHANNELS = ['inapp', 'email', 'sms', 'push', 'webhook', 'chat'] as const;
@@ -62,7 +63,7 @@ function Matrix() {
     mutationFn: (item: { eventKey: string; channel: Channel; enabled: boolean }) =>
       unwrap(api.PUT('/api/notification-preferences/matrix', { body: { items: [item] } })),
     onSuccess: (data) => queryClient.setQueryData(MATRIX_KEY, data),
-    onError: (err) => void message.error(errorText(t, err)),
+    onError: (err) => void message.error(errorLine(t, err)),
   });
   type Row = NonNullable<typeof matrix.data>[number];
   const present = CHANNELS.filter((c) => matrix.data?.some((row) => row.channels.some((x) => x.channel === c)));

@@ -7,6 +7,7 @@ import { createIssues } from './issues/index.ts';
 import { createSourceMaps } from './sourcemaps/index.ts';
 
 export { monitorEvents } from './events.ts';
+export { seedConsoleSite } from './sites/console-site.ts';
 
 /** What monitoring needs from other modules (wired in app.ts); the restorer comes from here. */
 export type MonitorDeps = Omit<IssuesDeps, 'restore'> & Pick<AlertDeps, 'notify'>;

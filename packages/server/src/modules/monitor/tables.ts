@@ -30,12 +30,14 @@ export type IssueStatus = 'unresolved' | 'resolved' | 'ignored' | 'muted';
 /**
  * Sites that report front-end errors anonymously (spec §4.6 rule 1): the public
  * `X-Analytics-Site-Key` names the tenant, and reports are accepted only from the allowed origins.
+ * One site may be the platform's (tenant null): the web console's own, made by the service at
+ * start (sites/console-site.ts, docs/decisions/0037); the API makes sites in tenants only.
  */
 export const errorSites = pgTable(
   'error_sites',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id').notNull(),
+    tenantId: integer('tenant_id'),
     name: text('name').notNull(),
     siteKey: text('site_key').notNull(),
     /** exact origins (`https://shop.example.com`); empty = no anonymous reports accepted */
@@ -44,7 +46,12 @@ export const errorSites = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex('error_sites_key').on(t.siteKey), uniqueIndex('error_sites_tenant_name').on(t.tenantId, t.name)],
+  (t) => [
+    uniqueIndex('error_sites_key').on(t.siteKey),
+    uniqueIndex('error_sites_tenant_name').on(sql`coalesce(${t.tenantId}, 0)`, t.name),
+    // at most one platform site: the console's, which the seed finds and re-creates by this
+    uniqueIndex('error_sites_platform').on(sql`(${t.tenantId} is null)`).where(sql`${t.tenantId} is null`),
+  ],
 );
 
 /**

@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../../platform/db/scoped.ts';
@@ -28,5 +28,15 @@ export async function deleteSite(db: Db, scope: Pick<Scope, 'tenantId'>, id: num
     .delete(errorSites)
     .where(sites.where(scope, eq(errorSites.id, id)))
     .returning({ siteKey: errorSites.siteKey });
+  return row?.siteKey ?? null;
+}
+
+/** The key of the platform's site (the console's) when it is active, else null. */
+export async function activePlatformSiteKey(db: Db): Promise<string | null> {
+  const [row] = await db
+    .select({ siteKey: errorSites.siteKey })
+    .from(errorSites)
+    .where(and(isNull(errorSites.tenantId), eq(errorSites.status, 'active')))
+    .limit(1);
   return row?.siteKey ?? null;
 }

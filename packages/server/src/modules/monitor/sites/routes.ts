@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { route } from '../../../platform/http/route.ts';
 import { IdParams, Ok, PageOf } from '../../../platform/http/schemas.ts';
-import { Site, SiteCreate, SiteQuery, SiteUpdate } from './schemas.ts';
+import { ConsoleSite, Site, SiteCreate, SiteQuery, SiteUpdate } from './schemas.ts';
 import type { SiteService } from './service.ts';
 
 const tags = ['FrontendErrors'];
@@ -72,5 +72,28 @@ export function siteRoutes(app: FastifyInstance, sites: SiteService) {
     handler: async (req) => {
       await sites.remove(req.scope, req.params.id);
     },
+  });
+}
+
+/**
+ * `GET /api/frontend-errors/console-site`: what the web console needs to report its own errors
+ * (docs/decisions/0037): the public key of the platform's site, null while it is disabled or gone.
+ * Public, like the key itself: the console asks before anyone signs in. Served from memory.
+ */
+export function consoleSiteRoute(app: FastifyInstance, consoleSiteKey: () => Promise<string | null>) {
+  route(app, {
+    method: 'GET',
+    url: '/api/frontend-errors/console-site',
+    operation: 'monitor.console_site.get',
+    auth: 'public',
+    schema: {
+      tags,
+      summary: 'The web console’s own reporting site key (null: the console does not report)',
+      description:
+        'The service makes the platform’s site for its console at start (allowed origin: PUBLIC_BASE_URL’s). ' +
+        'Platform administrators disable it (PUT /api/frontend-errors/sites/{id} at platform scope) to stop console reports.',
+      response: ConsoleSite,
+    },
+    handler: async () => ({ siteKey: await consoleSiteKey() }),
   });
 }

@@ -28,3 +28,9 @@ export const SiteCreate = Type.Object({
 export const SiteUpdate = Type.Partial(SiteCreate);
 
 export const SiteQuery = Type.Object({ ...PageQuery.properties, status: Type.Optional(Status) });
+
+export const ConsoleSite = Type.Object({
+  siteKey: Type.Union([Type.String(), Type.Null()], {
+    description: 'X-Analytics-Site-Key for the console’s reports; null when its site is disabled or deleted',
+  }),
+});

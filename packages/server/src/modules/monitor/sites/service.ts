@@ -11,14 +11,14 @@ import type { SiteCache } from './site-cache.ts';
 export type SiteService = ReturnType<typeof createSiteService>;
 
 /** 24 random bytes: a public identifier, not a secret, but unguessable so keys cannot be enumerated. */
-function newSiteKey(): string {
+export function newSiteKey(): string {
   return `site_${randomBytes(24).toString('base64url')}`;
 }
 
 /** Browsers send origins in lower case; stored the same way so the exact match holds. */
 const lower = (origins: string[]) => [...new Set(origins.map((o) => o.toLowerCase()))];
 
-function toSiteView(row: SiteRow) {
+export function toSiteView(row: SiteRow) {
   return {
     id: row.id,
     name: row.name,
