@@ -30,7 +30,8 @@ const release = readFileSync(RELEASE_FILE, 'utf8').trim();
 async function token(): Promise<string> {
   if (process.env.ATRIUM_TOKEN) return process.env.ATRIUM_TOKEN;
   const { ATRIUM_USERNAME: username, ATRIUM_PASSWORD: password } = process.env;
-  if (!username || !password) fail('set ATRIUM_TOKEN, or ATRIUM_USERNAME and ATRIUM_PASSWORD of a platform administrator');
+  if (!username || !password)
+    fail('set ATRIUM_TOKEN, or ATRIUM_USERNAME and ATRIUM_PASSWORD of a platform administrator');
   const res = await fetch(`${base}/api/auth/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

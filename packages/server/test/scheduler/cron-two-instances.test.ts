@@ -63,7 +63,9 @@ describe('a cron job on two instances', () => {
           const id = await (i % 2 ? b : a).app.scheduler.cron.send(payload, { tx });
           if (id) ids.push(id);
         }
-        await tx.execute(sql`update pgboss.job set created_on = ${at}::timestamptz where id = any(${pgArray(ids)}::uuid[])`);
+        await tx.execute(
+          sql`update pgboss.job set created_on = ${at}::timestamptz where id = any(${pgArray(ids)}::uuid[])`,
+        );
         return ids;
       });
     const jobs = [...(await deliver('2026-01-01T00:00:20Z', 4)), ...(await deliver('2027-01-01T00:00:05Z', 2))];
