@@ -15,6 +15,9 @@ const Notifications = lazy(() => import('../pages/notifications'));
 const Profile = lazy(() => import('../pages/profile'));
 const Users = lazy(() => import('../pages/identity/users'));
 const Roles = lazy(() => import('../pages/identity/roles'));
+const Departments = lazy(() => import('../pages/identity/departments'));
+const Positions = lazy(() => import('../pages/identity/positions'));
+const UserGroups = lazy(() => import('../pages/identity/groups'));
 // public pages: outside the shell, no sign-in (a share link's page, decision 0017)
 const SharePage = lazy(() => import('../pages/public/share-page'));
 
@@ -32,6 +35,9 @@ export function AppRoutes() {
           <Route path="profile" element={<Profile />} />
           <Route path="system/users" element={<Users />} />
           <Route path="system/roles" element={<Roles />} />
+          <Route path="system/departments" element={<Departments />} />
+          <Route path="system/positions" element={<Positions />} />
+          <Route path="system/user-groups" element={<UserGroups />} />
           <Route path="*" element={<Unbuilt />} />
         </Route>
       </Route>

@@ -2,7 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { App, Input, Typography } from 'antd';
 import { type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { errorText } from './error-text';
+import { errorText, requestIdOf } from './error-text';
 import type { ListParams } from './server-table';
 
 /**
@@ -48,7 +48,11 @@ export function useListFeedback(queryKey: readonly unknown[], after?: () => void
       after?.();
       void client.invalidateQueries({ queryKey });
     },
-    fail: (err: unknown) => void message.error(errorText(t, err)),
+    // every error shown carries its request id (CONSOLE.md), so support can find the log lines
+    fail: (err: unknown) => {
+      const id = requestIdOf(err);
+      void message.error(id ? `${errorText(t, err)} ${t('requestId', { id })}` : errorText(t, err));
+    },
     /** asks before a destructive action; the danger button says what it does */
     confirm: (title: string, okText: string, onOk: () => void) =>
       void modal.confirm({ title, okText, okButtonProps: { danger: true }, cancelText: t('cancel'), onOk }),
