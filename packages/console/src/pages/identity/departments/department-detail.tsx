@@ -122,6 +122,7 @@ export function DepartmentDetail({ department: d, nodes, params, onEdit, onCreat
             params={params}
             data={users.data}
             loading={users.isFetching}
+            locale={{ emptyText: t('departments.noUsers') }}
           />
         </Panel>
       ) : null}

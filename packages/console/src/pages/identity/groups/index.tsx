@@ -38,12 +38,14 @@ export default function GroupsPage() {
   });
   const columns: ColumnsType<Group> = [
     { title: t('name'), dataIndex: 'name' },
-    { title: t('groups.memberCount'), dataIndex: 'memberCount' },
+    { title: t('groups.memberCount'), dataIndex: 'memberCount', width: 110 },
     { title: t('remark'), dataIndex: 'remark', ellipsis: true },
     { title: t('groups.updatedAt'), dataIndex: 'updatedAt', render: (v: string) => formatTime(v) },
     {
       title: t('actions'),
       key: 'actions',
+      // the remark's ellipsis fixes the layout: room for three actions in either language
+      width: 240,
       render: (_, g) => (
         <Space size={0}>
           {can('identity.user_group.members') ? (
