@@ -18,6 +18,9 @@ const UserDetail = lazy(() => import('../pages/identity/users/detail'));
 const Roles = lazy(() => import('../pages/identity/roles'));
 const Menus = lazy(() => import('../pages/identity/menus'));
 const Tenants = lazy(() => import('../pages/identity/tenants'));
+const Departments = lazy(() => import('../pages/identity/departments'));
+const Positions = lazy(() => import('../pages/identity/positions'));
+const UserGroups = lazy(() => import('../pages/identity/groups'));
 // public pages: outside the shell, no sign-in (a share link's page, decision 0017)
 const SharePage = lazy(() => import('../pages/public/share-page'));
 
@@ -38,6 +41,9 @@ export function AppRoutes() {
           <Route path="system/roles" element={<Roles />} />
           <Route path="system/menus" element={<Menus />} />
           <Route path="platform/tenants" element={<Tenants />} />
+          <Route path="system/departments" element={<Departments />} />
+          <Route path="system/positions" element={<Positions />} />
+          <Route path="system/user-groups" element={<UserGroups />} />
           <Route path="*" element={<Unbuilt />} />
         </Route>
       </Route>

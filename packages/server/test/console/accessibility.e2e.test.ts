@@ -112,6 +112,24 @@ describe.skipIf(!hasChromium)('accessibility of every console page (axe, WCAG 2.
       nickname: 'Axe person',
       roleIds: [grants.id, retired.id],
     });
+    // the organisation pages with something in them: a department with a sub-department and a
+    // user (the detail pane and its users table), a position, a user group with that user
+    const office = await api('POST', '/api/departments', { name: 'Head office' });
+    await api('POST', '/api/departments', { name: 'Research', parentId: office.id });
+    await api('POST', '/api/departments', { name: 'Sales', parentId: office.id, status: 'disabled' });
+    const member = await api('POST', '/api/users', {
+      username: 'axe-member',
+      password: 'Member#Pass2026',
+      nickname: 'Axe Member',
+      departmentId: office.id,
+    });
+    await api('POST', '/api/positions', { code: 'eng', name: 'Engineer' });
+    const group = await api('POST', '/api/user-groups', { name: 'On call' });
+    const members = await call(t.app, 'PUT', `/api/user-groups/${group.id}/members`, {
+      token: t.demoAdminToken,
+      body: { userIds: [member.id] },
+    });
+    if (members.statusCode !== 200) throw new Error(`PUT members: ${members.statusCode} ${members.body}`);
 
     targets.push(
       { name: 'sign-in', path: '/login', signedIn: false, ready: h1 },
@@ -139,7 +157,7 @@ describe.skipIf(!hasChromium)('accessibility of every console page (axe, WCAG 2.
       },
       {
         name: 'unbuilt menu page',
-        path: '/system/departments',
+        path: '/system/dictionaries',
         signedIn: true,
         ready: (p) => p.locator('.ant-result-title').waitFor(),
       },
@@ -163,6 +181,12 @@ describe.skipIf(!hasChromium)('accessibility of every console page (axe, WCAG 2.
         ready: (p) => p.locator('.ant-table-row').first().waitFor(),
       },
       {
+        name: 'departments',
+        path: `/system/departments?id=${office.id}`,
+        signedIn: true,
+        ready: (p) => p.locator('.ant-table-row').first().waitFor(),
+      },
+      {
         name: 'user detail: details',
         path: `/system/users/${person.id}`,
         signedIn: true,
@@ -179,6 +203,18 @@ describe.skipIf(!hasChromium)('accessibility of every console page (axe, WCAG 2.
         path: `/system/users/${person.id}?tab=menus`,
         signedIn: true,
         ready: (p) => p.getByRole('tabpanel').waitFor(),
+      },
+      {
+        name: 'positions',
+        path: '/system/positions',
+        signedIn: true,
+        ready: (p) => p.locator('.ant-table-row').first().waitFor(),
+      },
+      {
+        name: 'user groups',
+        path: '/system/user-groups',
+        signedIn: true,
+        ready: (p) => p.locator('.ant-table-row').first().waitFor(),
       },
       { name: 'notification inbox', path: '/notifications', signedIn: true, ready: h1 },
       { name: 'notification preferences', path: '/notifications?tab=preferences', signedIn: true, ready: h1 },
