@@ -36,6 +36,7 @@ try {
     const context = await browser.newContext({ viewport: { width: 1280, height: 760 }, locale: language });
     await context.addInitScript((l) => localStorage.setItem('atrium.language', l), language);
     const page = await context.newPage();
+    page.setDefaultTimeout(90_000); // a busy machine is slow, not stuck
     await page.goto(`${base}/login`);
     await settle(page, 'h1');
     if (language === 'en') await page.screenshot({ path: join(out, 'sign-in.png') });
