@@ -142,8 +142,10 @@ describe.skipIf(!hasChromium)('the console reports its own errors', () => {
     await toast.waitFor();
     const text = (await toast.textContent()) ?? '';
     const shown = /\(request id: ([^)]+)\)/.exec(text)?.[1];
-    expect(text).toMatch(/\(request id: [^)]+\)$/);
+    // translated (not the server's English words), then the id
+    expect(text).toMatch(/^Something went wrong on the service\..* \(request id: [^)]+\)$/);
     expect(shown).toBeTruthy();
+    await page.screenshot({ path: join(SHOTS, 'toast-request-id-en.png') });
     await page.context().close();
 
     const event = await arrived((e) => e.type === 'http_error' && e.context.requestId === shown);

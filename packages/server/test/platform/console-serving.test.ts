@@ -34,6 +34,9 @@ function writeFixture() {
   writeFileSync(join(dist, `${ASSET}.gz`), gzipSync(SCRIPT));
   writeFileSync(join(dist, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
   writeFileSync(join(dist, '.vite', 'manifest.json'), JSON.stringify({ secret: SECRET }));
+  // a build with CONSOLE_SOURCEMAPS=1 keeps the maps (the whole source) here: never served (decision 0037)
+  mkdirSync(join(dist, '.vite', 'sourcemaps'), { recursive: true });
+  writeFileSync(join(dist, '.vite', 'sourcemaps', 'index-AbC123xy.js.map'), JSON.stringify({ secret: SECRET }));
   symlinkSync(join(root, 'secret.txt'), join(dist, 'assets', 'linked-AbC123xy.js'));
 }
 
@@ -151,6 +154,8 @@ describe('nothing outside dist/', () => {
     '/assets/%00../secret.txt',
     `/${encodeURIComponent(join(root, 'secret.txt'))}`,
     '/.vite/manifest.json',
+    '/.vite/sourcemaps/index-AbC123xy.js.map',
+    '/%2evite/sourcemaps/index-AbC123xy.js.map',
     '/assets/linked-AbC123xy.js',
   ];
 

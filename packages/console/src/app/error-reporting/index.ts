@@ -5,8 +5,8 @@ import { onSessionChange } from '../session';
  * The console reports its own errors to the service's monitor (docs/decisions/0037). This part is
  * in the first chunk and tiny: it notes what goes wrong from the first moment; the reporter
  * (reporter.ts, @atrium/error-reporter) loads after the first paint, asks the service for the
- * console's site key, and sends what was noted. No key (its site disabled, or a development
- * build): nothing is ever sent.
+ * console's site key, and sends what was noted. No key (its site disabled), or the dev server:
+ * nothing is ever sent.
  */
 type Capture = (error: unknown, context?: Record<string, unknown>) => Promise<number | undefined>;
 type Noted = { error: unknown; context?: Record<string, unknown>; done(eventId: number | undefined): void };
@@ -52,7 +52,8 @@ addEventListener('unhandledrejection', onRejection);
 
 /** Loads the reporter after the first paint (the sign-in page does not wait for it). */
 export function startErrorReporting() {
-  if (!import.meta.env.PROD) return stop();
+  // the dev server (`vite`, mode development): errors are in the developer's own console
+  if (import.meta.env.MODE === 'development') return stop();
   const load = async () => {
     try {
       const reporter = await import('./reporter');
