@@ -5903,7 +5903,7 @@ export interface operations {
                             /** @description Sign-ins (succeeded, failed) and operations per day over the last 14 days, today included; a day without any is 0 */
                             trend: {
                                 /**
-                                 * @description the zone the days are cut in (docs/decisions/0036)
+                                 * @description the zone the days are cut in: UTC days, as the totals of today
                                  * @enum {string}
                                  */
                                 timeZone: "UTC";

@@ -4,6 +4,7 @@ import { isNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_SITE_NAME, seedConsoleSite } from '../../src/modules/monitor/sites/console-site.ts';
 import { errorSites } from '../../src/modules/monitor/tables.ts';
+import { createPublicLinks } from '../../src/platform/http/public-links.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { expectError } from '../helpers/assert.ts';
 import { createPlatformUserWithPermissions } from '../helpers/fixtures.ts';
@@ -33,8 +34,8 @@ const platformSites = async (): Promise<Site[]> => {
 };
 const platformRows = () => t.database.db.select().from(errorSites).where(isNull(errorSites.tenantId));
 /** what a later start does (another PUBLIC_BASE_URL, or the same) */
-const restart = (publicBaseUrl = t.app.ctx.config.publicBaseUrl) =>
-  seedConsoleSite({ ...t.app.ctx, config: { ...t.app.ctx.config, publicBaseUrl } });
+const restart = (publicBaseUrl = t.app.ctx.links.base) =>
+  seedConsoleSite({ ...t.app.ctx, links: createPublicLinks(publicBaseUrl) });
 const events = async (token: string) =>
   (await call(t.app, 'GET', '/api/frontend-errors/events?pageSize=100', { token })).json().data.list as {
     message: string;

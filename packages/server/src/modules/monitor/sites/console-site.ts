@@ -1,6 +1,5 @@
-import { and, isNull, not, sql } from 'drizzle-orm';
 import type { AppContext } from '../../../platform/context.ts';
-import { errorSites } from '../tables.ts';
+import { addPlatformSiteOrigin, insertPlatformSite } from './repository.ts';
 import { newSiteKey } from './service.ts';
 import { consoleSiteChanged } from './site-cache.ts';
 
@@ -21,24 +20,16 @@ export type ConsoleSiteSeed = { created: boolean; originAdded: boolean };
 export async function seedConsoleSite({
   db,
   cache,
-  config,
+  links,
   clock,
-}: Pick<AppContext, 'db' | 'cache' | 'config' | 'clock'>): Promise<ConsoleSiteSeed> {
-  const origin = new URL(config.publicBaseUrl).origin.toLowerCase();
-  const [created] = await db
-    .insert(errorSites)
-    .values({ tenantId: null, name: CONSOLE_SITE_NAME, siteKey: newSiteKey(), allowedOrigins: [origin] })
-    .onConflictDoNothing()
-    .returning({ siteKey: errorSites.siteKey });
+}: Pick<AppContext, 'db' | 'cache' | 'links' | 'clock'>): Promise<ConsoleSiteSeed> {
+  const origin = new URL(links.base).origin.toLowerCase();
+  const created = await insertPlatformSite(db, { name: CONSOLE_SITE_NAME, siteKey: newSiteKey(), origin });
   if (created) {
     await consoleSiteChanged(cache, created.siteKey);
     return { created: true, originAdded: true };
   }
-  const [widened] = await db
-    .update(errorSites)
-    .set({ allowedOrigins: sql`array_append(${errorSites.allowedOrigins}, ${origin})`, updatedAt: clock() })
-    .where(and(isNull(errorSites.tenantId), not(sql`${origin} = any(${errorSites.allowedOrigins})`)))
-    .returning({ siteKey: errorSites.siteKey });
+  const widened = await addPlatformSiteOrigin(db, origin, clock());
   if (widened) await consoleSiteChanged(cache, widened.siteKey);
   return { created: false, originAdded: Boolean(widened) };
 }

@@ -1,4 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, not, sql } from 'drizzle-orm';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../../platform/db/scoped.ts';
@@ -39,4 +39,24 @@ export async function activePlatformSiteKey(db: Db): Promise<string | null> {
     .where(and(isNull(errorSites.tenantId), eq(errorSites.status, 'active')))
     .limit(1);
   return row?.siteKey ?? null;
+}
+
+/** The platform's one site (tenant null), unless it exists (the unique index yields): its key, or null. */
+export async function insertPlatformSite(db: Db, site: { name: string; siteKey: string; origin: string }) {
+  const [row] = await db
+    .insert(errorSites)
+    .values({ tenantId: null, name: site.name, siteKey: site.siteKey, allowedOrigins: [site.origin] })
+    .onConflictDoNothing()
+    .returning({ siteKey: errorSites.siteKey });
+  return row ?? null;
+}
+
+/** Adds an origin to the platform site's allowed origins when it is missing: its key, or null. */
+export async function addPlatformSiteOrigin(db: Db, origin: string, now: Date) {
+  const [row] = await db
+    .update(errorSites)
+    .set({ allowedOrigins: sql`array_append(${errorSites.allowedOrigins}, ${origin})`, updatedAt: now })
+    .where(and(isNull(errorSites.tenantId), not(sql`${origin} = any(${errorSites.allowedOrigins})`)))
+    .returning({ siteKey: errorSites.siteKey });
+  return row ?? null;
 }

@@ -14,7 +14,7 @@ const TrendDay = Type.Object({
 
 const Trend = Type.Object(
   {
-    timeZone: Type.Literal('UTC', { description: 'the zone the days are cut in (docs/decisions/0036)' }),
+    timeZone: Type.Literal('UTC', { description: 'the zone the days are cut in: UTC days, as the totals of today' }),
     days: Type.Array(TrendDay, {
       minItems: TREND_DAYS,
       maxItems: TREND_DAYS,
