@@ -46,6 +46,39 @@ export function assertConsoleBuilt(): void {
     throw new Error(`The built console is older than its sources. Run at the repository root: ${BUILD_COMMAND}`);
 }
 
+/**
+ * Keeps the text of every toast (antd message) the page shows in `window.__toasts`, because a
+ * toast leaves after three seconds: a browser starved of CPU may take longer than that to be
+ * polled, and a wait on the visible toast then times out although it was shown.
+ */
+export function recordToasts() {
+  const shown: string[] = [];
+  const seen = new WeakSet<Element>();
+  (window as unknown as { __toasts: string[] }).__toasts = shown;
+  new MutationObserver(() => {
+    for (const notice of document.querySelectorAll('.ant-message-notice')) {
+      const text = notice.textContent?.trim();
+      if (text && !seen.has(notice)) {
+        seen.add(notice);
+        shown.push(text);
+      }
+    }
+  }).observe(document, { childList: true, subtree: true, characterData: true });
+}
+
+/**
+ * Waits until the page has shown a toast with this text, and takes it off the record, so a later
+ * wait for the same text needs a toast of its own.
+ */
+export async function toastShown(page: Page, text: string): Promise<void> {
+  await page.waitForFunction((wanted) => {
+    const shown = (window as unknown as { __toasts: string[] }).__toasts;
+    const at = shown.indexOf(wanted);
+    if (at >= 0) shown.splice(at, 1);
+    return at >= 0;
+  }, text);
+}
+
 export async function startConsoleSite(opts: TestAppOptions = {}): Promise<ConsoleSite> {
   assertConsoleBuilt();
   // PUBLIC_BASE_URL must name the port before the app is built: pick a free one, then listen on it
@@ -78,6 +111,7 @@ export async function startConsoleSite(opts: TestAppOptions = {}): Promise<Conso
         },
         [language, theme],
       );
+      await context.addInitScript(recordToasts);
       const page = await context.newPage();
       // a browser starved of CPU by the other test worker is slow, not stuck: waits are generous
       page.setDefaultTimeout(90_000);

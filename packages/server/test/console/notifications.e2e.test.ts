@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { createUserWithPermissions, USER_PASSWORD } from '../helpers/fixtures.ts';
 
-import { assertConsoleBuilt, CHROMIUM } from './console-browser.ts';
+import { assertConsoleBuilt, CHROMIUM, recordToasts, toastShown } from './console-browser.ts';
 
 const SHOTS = process.env.SHOTS_DIR ?? '/tmp/atrium-notification-shots';
 
@@ -63,6 +63,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the notification bell and center in Chro
       },
       [language, theme],
     );
+    await context.addInitScript(recordToasts);
     page = await context.newPage();
     page.setDefaultTimeout(90_000); // slow under the other test worker, not stuck
     await page.goto(`${origin}/login`);
@@ -205,7 +206,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the notification bell and center in Chro
     );
     await page.getByRole('button', { name: 'Save' }).click();
     expect((await settingsSaved).status()).toBe(200);
-    await page.getByText('Saved', { exact: true }).waitFor();
+    await toastShown(page, 'Saved');
 
     // a reload asks the server again: the page shows what was stored
     await page.reload();
@@ -285,7 +286,7 @@ describe.skipIf(!existsSync(CHROMIUM))('the notification bell and center in Chro
     );
     await confirm.getByRole('button', { name: 'Delete' }).click();
     expect((await removed).status()).toBe(200);
-    await page.getByText('Deleted: 2').waitFor();
+    await toastShown(page, 'Deleted: 2');
     await row('Batch C').waitFor({ state: 'detached' });
     await bell(1).waitFor();
     expect((await page.locator('tr.ant-table-row').allTextContents()).join('|')).not.toContain('Batch A');

@@ -8,7 +8,14 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PASSWORD, call } from '../helpers/app.ts';
-import { type ConsoleSite, hasChromium, type Language, startConsoleSite, type Theme } from './console-browser.ts';
+import {
+  type ConsoleSite,
+  hasChromium,
+  type Language,
+  startConsoleSite,
+  type Theme,
+  toastShown,
+} from './console-browser.ts';
 
 const SHOTS = process.env.SHOTS_DIR ?? '/tmp/atrium-organisation-shots';
 const MEMBER_PASSWORD = 'Member#Pass2026';
@@ -61,7 +68,16 @@ describe.skipIf(!hasChromium)('the organisation pages in Chromium', () => {
    */
   async function pickUser(page: Page, typed: string, label: string, multiple = false) {
     await page.keyboard.type(typed);
+    // the search's answer redraws the options: click once it has come (the spinner is gone)
+    await page.locator('.ant-select-open.ant-select-loading').waitFor({ state: 'detached' });
     await page.locator('.ant-select-item-option').filter({ hasText: label }).click();
+    // the choice is shown in the field it was made in
+    await page
+      .locator('.ant-select-focused')
+      .locator('.ant-select-content-has-value, .ant-select-selection-item')
+      .filter({ hasText: label })
+      .first()
+      .waitFor();
     if (multiple) await page.keyboard.press('Escape');
   }
 
@@ -158,7 +174,7 @@ describe.skipIf(!hasChromium)('the organisation pages in Chromium', () => {
     await dialog.getByText('On saving: 1 to add, 0 to remove.').waitFor();
     await dialog.getByRole('button', { name: 'Save' }).click();
     await dialog.waitFor({ state: 'hidden' });
-    await page.getByText('Members updated.').waitFor();
+    await toastShown(page, 'Members updated.');
     await row.getByRole('cell', { name: '1', exact: true }).waitFor();
     const members = await api('GET', `/api/user-groups/${groupId}/members`);
     expect(members.list).toEqual([{ id: dora.id, username: 'dora', nickname: 'Dora Duty' }]);

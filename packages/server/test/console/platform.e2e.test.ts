@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PASSWORD, call, login } from '../helpers/app.ts';
-import { type ConsoleSite, hasChromium, type Language, startConsoleSite } from './console-browser.ts';
+import { type ConsoleSite, hasChromium, type Language, startConsoleSite, toastShown } from './console-browser.ts';
 
 const SHOTS = process.env.SHOTS_DIR ?? '/tmp/atrium-platform-shots';
 const BOSS_PASSWORD = 'Boss#Pass2026';
@@ -103,7 +103,7 @@ describe.skipIf(!hasChromium)('platform pages in Chromium', () => {
     // disabling asks first, then ends the administrator's sessions and keeps them out
     await row(page, 'acme').getByRole('button', { name: 'Disable' }).click();
     await page.locator('.ant-modal-confirm').getByRole('button', { name: 'Disable' }).click();
-    await page.getByText('“Acme Group” is disabled: its people were signed out.').waitFor();
+    await toastShown(page, '“Acme Group” is disabled: its people were signed out.');
     await row(page, 'acme').getByText('Disabled').waitFor();
     expect((await call(site.t.app, 'GET', '/api/auth/me', { token: bossToken })).statusCode).toBe(401);
     const refused = await call(site.t.app, 'POST', '/api/auth/login', {
