@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { App, Input, Typography } from 'antd';
+import { App, Button, Input, Space, Tooltip, Typography } from 'antd';
 import { type ReactNode, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { errorLine } from './error-text';
@@ -40,8 +40,9 @@ export function KeywordSearch({ params, label }: { params: ListParams; label: st
  */
 export function useListFeedback(queryKey: readonly unknown[], after?: () => void) {
   const { t } = useTranslation();
-  const { message, modal } = App.useApp();
+  const { message } = App.useApp();
   const client = useQueryClient();
+  const confirm = useConfirm();
   return {
     done: (text: string) => {
       void message.success(text);
@@ -49,8 +50,57 @@ export function useListFeedback(queryKey: readonly unknown[], after?: () => void
       void client.invalidateQueries({ queryKey });
     },
     fail: (err: unknown) => void message.error(errorLine(t, err)),
-    /** asks before a destructive action; the danger button says what it does */
-    confirm: (title: string, okText: string, onOk: () => void) =>
-      void modal.confirm({ title, okText, okButtonProps: { danger: true }, cancelText: t('cancel'), onOk }),
+    confirm,
   };
+}
+
+/** Asks before a destructive action; the danger button says what it does. */
+export function useConfirm() {
+  const { t } = useTranslation();
+  const { modal } = App.useApp();
+  return (title: string, okText: string, onOk: () => void) =>
+    void modal.confirm({ title, okText, okButtonProps: { danger: true }, cancelText: t('cancel'), onOk });
+}
+
+export type RowAction = {
+  label: string;
+  onClick: () => void;
+  /** false hides it: the person may not call its operation, or the row is not in a state for it */
+  show?: boolean;
+  /** a destructive action: shown in red, and it asks this question first */
+  confirm?: string;
+  /** shown but not offered, with the reason on hover (the server would refuse it) */
+  disabledReason?: string;
+};
+
+/** A row's actions, as links in the list's last column (`wrap`: on several lines when narrow). */
+export function RowActions({ actions, size, wrap }: { actions: RowAction[]; size?: 'small'; wrap?: boolean }) {
+  const confirm = useConfirm();
+  return (
+    <Space size={0} wrap={wrap}>
+      {actions
+        .filter((a) => a.show !== false)
+        .map((a) => {
+          const button = (
+            <Button
+              key={a.label}
+              type="link"
+              size={size}
+              danger={a.confirm !== undefined}
+              disabled={a.disabledReason !== undefined}
+              onClick={() => (a.confirm === undefined ? a.onClick() : confirm(a.confirm, a.label, a.onClick))}
+            >
+              {a.label}
+            </Button>
+          );
+          return a.disabledReason === undefined ? (
+            button
+          ) : (
+            <Tooltip key={a.label} title={a.disabledReason}>
+              {button}
+            </Tooltip>
+          );
+        })}
+    </Space>
+  );
 }

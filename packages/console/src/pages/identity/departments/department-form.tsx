@@ -1,13 +1,13 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
-import { Form, Input, InputNumber, Modal, Radio, Spin } from 'antd';
+import { useQuery } from '@tanstack/react-query';
+import { Form, Input, InputNumber } from 'antd';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../../api/client';
 import { useMayCall } from '../../../app/me';
-import { ErrorMessage } from '../../../components/error-message';
-import { applyFieldErrors } from '../../../components/form-errors';
+import { FormDialog } from '../../../components/form-dialog';
 import { DepartmentPicker } from '../shared/department-picker';
 import { UserPicker } from '../shared/user-picker';
+import { StatusField } from '../shared/view';
 
 type Values = {
   name: string;
@@ -58,68 +58,46 @@ export function DepartmentForm({ id, parentId, onClose }: Props) {
       });
   }, [detail.data, form]);
 
-  const save = useMutation({
-    mutationFn: async (v: Values) => {
-      const body = {
-        name: v.name.trim(),
-        parentId: v.parentId ?? null,
-        headUserId: v.headUserId ?? null,
-        sort: v.sort ?? 0,
-        status: v.status,
-      };
-      if (id === null) return unwrap(api.POST('/api/departments', { body }));
-      return unwrap(api.PUT('/api/departments/{id}', { params: { path: { id } }, body }));
-    },
-    onSuccess: (d) => onClose({ id: d.id }),
-    onError: (err) => applyFieldErrors(form, err),
-  });
+  const save = async (v: Values) => {
+    const body = {
+      name: v.name.trim(),
+      parentId: v.parentId ?? null,
+      headUserId: v.headUserId ?? null,
+      sort: v.sort ?? 0,
+      status: v.status,
+    };
+    if (id === null) return unwrap(api.POST('/api/departments', { body }));
+    return unwrap(api.PUT('/api/departments/{id}', { params: { path: { id } }, body }));
+  };
   const required = [{ required: true, whitespace: true, message: t('required') }];
   return (
-    <Modal
-      open
+    <FormDialog
       title={t(id === null ? 'departments.create' : 'departments.edit')}
-      okText={t('save')}
-      cancelText={t('cancel')}
-      confirmLoading={save.isPending}
-      onOk={() => form.submit()}
+      form={form}
+      save={save}
+      onSaved={(d) => onClose({ id: d.id })}
       onCancel={() => onClose(null)}
-      destroyOnHidden
-      width={560}
+      initialValues={{ parentId, headUserId: null, status: 'active', sort: 0 }}
+      loading={detail.isFetching}
+      loadError={detail.error}
     >
-      {detail.isFetching ? <Spin /> : null}
-      <ErrorMessage error={detail.error ?? save.error} />
-      <Form<Values>
-        form={form}
-        layout="vertical"
-        initialValues={{ parentId, headUserId: null, status: 'active', sort: 0 }}
-        onFinish={(v) => save.mutate(v)}
-        style={{ marginTop: 16 }}
+      <Form.Item name="name" label={t('name')} rules={[...required, { max: 64 }]}>
+        <Input />
+      </Form.Item>
+      <Form.Item
+        name="parentId"
+        label={t('departments.parent')}
+        extra={id === null ? undefined : t('departments.moveHelp')}
       >
-        <Form.Item name="name" label={t('name')} rules={[...required, { max: 64 }]}>
-          <Input />
-        </Form.Item>
-        <Form.Item
-          name="parentId"
-          label={t('departments.parent')}
-          extra={id === null ? undefined : t('departments.moveHelp')}
-        >
-          <DepartmentPicker exclude={id ?? undefined} placeholder={t('departments.topLevel')} />
-        </Form.Item>
-        <Form.Item name="headUserId" label={t('departments.leader')}>
-          <UserPicker placeholder={t('departments.pickLeader')} known={head.data ? [head.data] : []} />
-        </Form.Item>
-        <Form.Item name="sort" label={t('sort')}>
-          <InputNumber min={0} max={1_000_000} precision={0} />
-        </Form.Item>
-        <Form.Item name="status" label={t('status.label')}>
-          <Radio.Group
-            options={[
-              { value: 'active', label: t('status.active') },
-              { value: 'disabled', label: t('status.disabled') },
-            ]}
-          />
-        </Form.Item>
-      </Form>
-    </Modal>
+        <DepartmentPicker exclude={id ?? undefined} placeholder={t('departments.topLevel')} />
+      </Form.Item>
+      <Form.Item name="headUserId" label={t('departments.leader')}>
+        <UserPicker placeholder={t('departments.pickLeader')} known={head.data ? [head.data] : []} />
+      </Form.Item>
+      <Form.Item name="sort" label={t('sort')}>
+        <InputNumber min={0} max={1_000_000} precision={0} />
+      </Form.Item>
+      <StatusField />
+    </FormDialog>
   );
 }

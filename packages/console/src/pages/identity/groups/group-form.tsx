@@ -1,10 +1,9 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
-import { Form, Input, Modal, Spin } from 'antd';
+import { useQuery } from '@tanstack/react-query';
+import { Form, Input } from 'antd';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../../api/client';
-import { ErrorMessage } from '../../../components/error-message';
-import { applyFieldErrors } from '../../../components/form-errors';
+import { FormDialog } from '../../../components/form-dialog';
 
 type Values = { name: string; remark?: string };
 
@@ -20,41 +19,32 @@ export function GroupForm({ id, onClose }: { id: number | null; onClose: (saved:
   useEffect(() => {
     if (detail.data) form.setFieldsValue({ name: detail.data.name, remark: detail.data.remark });
   }, [detail.data, form]);
-  const save = useMutation({
-    mutationFn: async (v: Values) => {
-      const body = { name: v.name.trim(), remark: v.remark ?? '' };
-      if (id === null) return unwrap(api.POST('/api/user-groups', { body }));
-      return unwrap(api.PUT('/api/user-groups/{id}', { params: { path: { id } }, body }));
-    },
-    onSuccess: () => onClose(true),
-    onError: (err) => applyFieldErrors(form, err),
-  });
+  const save = async (v: Values) => {
+    const body = { name: v.name.trim(), remark: v.remark ?? '' };
+    if (id === null) return unwrap(api.POST('/api/user-groups', { body }));
+    return unwrap(api.PUT('/api/user-groups/{id}', { params: { path: { id } }, body }));
+  };
   return (
-    <Modal
-      open
+    <FormDialog
       title={t(id === null ? 'groups.create' : 'groups.edit')}
-      okText={t('save')}
-      cancelText={t('cancel')}
-      confirmLoading={save.isPending}
-      onOk={() => form.submit()}
+      form={form}
+      save={save}
+      onSaved={() => onClose(true)}
       onCancel={() => onClose(false)}
-      destroyOnHidden
+      loading={detail.isFetching}
+      loadError={detail.error}
       width={520}
     >
-      {detail.isFetching ? <Spin /> : null}
-      <ErrorMessage error={detail.error ?? save.error} />
-      <Form<Values> form={form} layout="vertical" onFinish={(v) => save.mutate(v)} style={{ marginTop: 16 }}>
-        <Form.Item
-          name="name"
-          label={t('name')}
-          rules={[{ required: true, whitespace: true, message: t('required') }, { max: 64 }]}
-        >
-          <Input />
-        </Form.Item>
-        <Form.Item name="remark" label={t('remark')} rules={[{ max: 500 }]}>
-          <Input.TextArea rows={3} />
-        </Form.Item>
-      </Form>
-    </Modal>
+      <Form.Item
+        name="name"
+        label={t('name')}
+        rules={[{ required: true, whitespace: true, message: t('required') }, { max: 64 }]}
+      >
+        <Input />
+      </Form.Item>
+      <Form.Item name="remark" label={t('remark')} rules={[{ max: 500 }]}>
+        <Input.TextArea rows={3} />
+      </Form.Item>
+    </FormDialog>
   );
 }

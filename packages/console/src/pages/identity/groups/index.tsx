@@ -6,7 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../../api/client';
 import { useMayCall } from '../../../app/me';
 import { ErrorMessage } from '../../../components/error-message';
-import { KeywordSearch, PageTitle, useListFeedback } from '../../../components/list-page';
+import { KeywordSearch, PageTitle, RowActions, useListFeedback } from '../../../components/list-page';
 import { ServerTable, useListParams } from '../../../components/server-table';
 import { formatTime } from '../shared/view';
 
@@ -30,7 +30,7 @@ export default function GroupsPage() {
   });
   const [editing, setEditing] = useState<number | 'new' | null>(null);
   const [members, setMembers] = useState<Group | null>(null);
-  const { done, fail, confirm } = useListFeedback(['identity', 'groups']);
+  const { done, fail } = useListFeedback(['identity', 'groups']);
   const remove = useMutation({
     mutationFn: (id: number) => unwrap(api.DELETE('/api/user-groups/{id}', { params: { path: { id } } })),
     onSuccess: () => done(t('deleted')),
@@ -47,29 +47,18 @@ export default function GroupsPage() {
       // the remark's ellipsis fixes the layout: room for three actions in either language
       width: 240,
       render: (_, g) => (
-        <Space size={0}>
-          {can('identity.user_group.members') ? (
-            <Button type="link" onClick={() => setMembers(g)}>
-              {t('groups.members')}
-            </Button>
-          ) : null}
-          {can('identity.user_group.update') ? (
-            <Button type="link" onClick={() => setEditing(g.id)}>
-              {t('edit')}
-            </Button>
-          ) : null}
-          {can('identity.user_group.delete') ? (
-            <Button
-              type="link"
-              danger
-              onClick={() =>
-                confirm(t('groups.confirmDelete', { name: g.name }), t('delete'), () => remove.mutate(g.id))
-              }
-            >
-              {t('delete')}
-            </Button>
-          ) : null}
-        </Space>
+        <RowActions
+          actions={[
+            { label: t('groups.members'), show: can('identity.user_group.members'), onClick: () => setMembers(g) },
+            { label: t('edit'), show: can('identity.user_group.update'), onClick: () => setEditing(g.id) },
+            {
+              label: t('delete'),
+              show: can('identity.user_group.delete'),
+              confirm: t('groups.confirmDelete', { name: g.name }),
+              onClick: () => remove.mutate(g.id),
+            },
+          ]}
+        />
       ),
     },
   ];

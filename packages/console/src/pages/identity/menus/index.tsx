@@ -1,6 +1,6 @@
 import { EyeInvisibleOutlined, FileOutlined, FolderOutlined, KeyOutlined } from '@ant-design/icons';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { Alert, Button, Space, Table, Tag, Tooltip, Typography } from 'antd';
+import { Alert, Button, Space, Table, Tag, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import type { TFunction } from 'i18next';
 import { type Key, lazy, Suspense, useState } from 'react';
@@ -8,7 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../../api/client';
 import { useMayCall } from '../../../app/me';
 import { ErrorMessage } from '../../../components/error-message';
-import { KeywordSearch, PageTitle, useListFeedback } from '../../../components/list-page';
+import { KeywordSearch, PageTitle, RowActions, useListFeedback } from '../../../components/list-page';
 import { ScrollRegion } from '../../../components/scroll-region';
 import { useListParams } from '../../../components/server-table';
 import { type MenuTreeNode, nodeName, useMenuTree } from '../shared/trees';
@@ -69,7 +69,7 @@ export default function MenusPage() {
   const setExpanded = (keys: Key[]) => setExpandedFor({ keyword, keys });
   const [editing, setEditing] = useState<Editing | null>(null);
   // the navigation comes from the same menus: it changes with them
-  const { done, fail, confirm } = useListFeedback(['identity', 'menus'], () => {
+  const { done, fail } = useListFeedback(['identity', 'menus'], () => {
     void client.invalidateQueries({ queryKey: ['me'] });
   });
   const remove = useMutation({
@@ -133,39 +133,25 @@ export default function MenusPage() {
       key: 'actions',
       ...oneLine,
       render: (_, r) => (
-        <Space size={0}>
-          {mayCreate && r.type !== 'button' ? (
-            <Button type="link" size="small" onClick={() => setEditing({ id: null, parent: r })}>
-              {t('menus.addChild')}
-            </Button>
-          ) : null}
-          {mayUpdate ? (
-            <Button type="link" size="small" onClick={() => setEditing({ id: r.id })}>
-              {t('edit')}
-            </Button>
-          ) : null}
-          {mayDelete ? (
-            r.children ? (
+        <RowActions
+          size="small"
+          actions={[
+            {
+              label: t('menus.addChild'),
+              show: mayCreate && r.type !== 'button',
+              onClick: () => setEditing({ id: null, parent: r }),
+            },
+            { label: t('edit'), show: mayUpdate, onClick: () => setEditing({ id: r.id }) },
+            {
+              label: t('delete'),
+              show: mayDelete,
+              confirm: t('menus.confirmDelete', { name: r.label }),
               // the server refuses a node with children: say so before anyone tries
-              <Tooltip title={t('menus.hasChildren')}>
-                <Button type="link" size="small" danger disabled>
-                  {t('delete')}
-                </Button>
-              </Tooltip>
-            ) : (
-              <Button
-                type="link"
-                size="small"
-                danger
-                onClick={() =>
-                  confirm(t('menus.confirmDelete', { name: r.label }), t('delete'), () => remove.mutate(r.id))
-                }
-              >
-                {t('delete')}
-              </Button>
-            )
-          ) : null}
-        </Space>
+              ...(r.children ? { disabledReason: t('menus.hasChildren') } : {}),
+              onClick: () => remove.mutate(r.id),
+            },
+          ]}
+        />
       ),
     });
 

@@ -1,14 +1,14 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
-import { AutoComplete, Form, Input, InputNumber, Modal, Radio, Spin, Switch, TreeSelect } from 'antd';
+import { useQuery } from '@tanstack/react-query';
+import { AutoComplete, Form, Input, InputNumber, Radio, Switch, TreeSelect } from 'antd';
 import type { TFunction } from 'i18next';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../../api/client';
 import { useMayCall } from '../../../app/me';
-import { ErrorMessage } from '../../../components/error-message';
-import { applyFieldErrors } from '../../../components/form-errors';
+import { FormDialog } from '../../../components/form-dialog';
 import type { PickerProps } from '../shared/pickers';
 import { type MenuTreeNode, nodeName, useMenuTree } from '../shared/trees';
+import { StatusField } from '../shared/view';
 
 type MenuType = MenuTreeNode['type'];
 type Values = {
@@ -115,131 +115,110 @@ export function MenuForm({
       });
   }, [detail.data, form]);
 
-  const save = useMutation({
-    mutationFn: async (v: Values) => {
-      const shown = FIELDS[v.type];
-      const body = {
-        parentId: v.parentId ?? null,
-        type: v.type,
-        name: v.name.trim(),
-        sort: v.sort,
-        status: v.status,
-        // only the fields of its type: a button keeps no stale path from what it was before
-        ...(shown.includes('path') ? { path: v.path?.trim() ?? '' } : {}),
-        ...(shown.includes('component') ? { component: v.component?.trim() ?? '' } : {}),
-        ...(shown.includes('icon') ? { icon: v.icon?.trim() ?? '' } : {}),
-        ...(shown.includes('permission') ? { permission: v.permission?.trim() || null } : {}),
-        ...(shown.includes('hidden') ? { hidden: v.hidden } : {}),
-      };
-      if (id === null) return unwrap(api.POST('/api/menus', { body }));
-      return unwrap(api.PUT('/api/menus/{id}', { params: { path: { id } }, body }));
-    },
-    onSuccess: () => onClose(true),
-    onError: (err) => applyFieldErrors(form, err),
-  });
+  const save = async (v: Values) => {
+    const shown = FIELDS[v.type];
+    const body = {
+      parentId: v.parentId ?? null,
+      type: v.type,
+      name: v.name.trim(),
+      sort: v.sort,
+      status: v.status,
+      // only the fields of its type: a button keeps no stale path from what it was before
+      ...(shown.includes('path') ? { path: v.path?.trim() ?? '' } : {}),
+      ...(shown.includes('component') ? { component: v.component?.trim() ?? '' } : {}),
+      ...(shown.includes('icon') ? { icon: v.icon?.trim() ?? '' } : {}),
+      ...(shown.includes('permission') ? { permission: v.permission?.trim() || null } : {}),
+      ...(shown.includes('hidden') ? { hidden: v.hidden } : {}),
+    };
+    if (id === null) return unwrap(api.POST('/api/menus', { body }));
+    return unwrap(api.PUT('/api/menus/{id}', { params: { path: { id } }, body }));
+  };
 
   const shown = new Set(FIELDS[type]);
   const translated = path ? tMenu(path, { defaultValue: '' }) : '';
   const codeOptions = (codes.data ?? []).flatMap((g) => g.codes.map((c) => ({ value: c })));
   const required = [{ required: true, message: t('required') }];
   return (
-    <Modal
-      open
+    <FormDialog
       title={t(id === null ? 'menus.create' : 'menus.edit')}
-      okText={t('save')}
-      cancelText={t('cancel')}
-      confirmLoading={save.isPending}
-      onOk={() => form.submit()}
+      form={form}
+      save={save}
+      onSaved={() => onClose(true)}
       onCancel={() => onClose(false)}
-      destroyOnHidden
+      initialValues={{
+        parentId: parent?.id ?? null,
+        type: childType(parent),
+        sort: 0,
+        hidden: false,
+        status: 'active',
+      }}
+      loading={detail.isFetching}
+      loadError={detail.error ?? tree.error}
       width={640}
     >
-      {detail.isFetching ? <Spin /> : null}
-      <ErrorMessage error={detail.error ?? tree.error ?? save.error} />
-      <Form<Values>
-        form={form}
-        layout="vertical"
-        initialValues={{
-          parentId: parent?.id ?? null,
-          type: childType(parent),
-          sort: 0,
-          hidden: false,
-          status: 'active',
-        }}
-        onFinish={(v) => save.mutate(v)}
-        style={{ marginTop: 16 }}
+      <Form.Item name="parentId" label={t('menus.parent')} extra={t('menus.parentHelp')}>
+        <ParentPicker
+          placeholder={t('menus.topLevel')}
+          treeData={parents(tMenu, tree.data ?? [], id)}
+          loading={tree.isPending}
+        />
+      </Form.Item>
+      <Form.Item name="type" label={t('menus.type')}>
+        <Radio.Group
+          options={(['directory', 'menu', 'button'] as const).map((v) => ({
+            value: v,
+            label: t(`menus.types.${v}`),
+          }))}
+        />
+      </Form.Item>
+      <Form.Item
+        name="name"
+        label={t('menus.storedName')}
+        rules={required}
+        extra={translated && translated !== name ? t('menus.shownAs', { name: translated }) : undefined}
       >
-        <Form.Item name="parentId" label={t('menus.parent')} extra={t('menus.parentHelp')}>
-          <ParentPicker
-            placeholder={t('menus.topLevel')}
-            treeData={parents(tMenu, tree.data ?? [], id)}
-            loading={tree.isPending}
-          />
+        <Input maxLength={64} />
+      </Form.Item>
+      {shown.has('path') ? (
+        <Form.Item name="path" label={t('menus.path')} extra={t('menus.pathHelp')}>
+          <Input maxLength={255} placeholder="/system/example" />
         </Form.Item>
-        <Form.Item name="type" label={t('menus.type')}>
-          <Radio.Group
-            options={(['directory', 'menu', 'button'] as const).map((v) => ({
-              value: v,
-              label: t(`menus.types.${v}`),
-            }))}
-          />
+      ) : null}
+      {shown.has('component') ? (
+        <Form.Item name="component" label={t('menus.component')}>
+          <Input maxLength={255} placeholder="system/example/index" />
         </Form.Item>
-        <Form.Item
-          name="name"
-          label={t('menus.storedName')}
-          rules={required}
-          extra={translated && translated !== name ? t('menus.shownAs', { name: translated }) : undefined}
-        >
+      ) : null}
+      {shown.has('icon') ? (
+        <Form.Item name="icon" label={t('menus.icon')}>
           <Input maxLength={64} />
         </Form.Item>
-        {shown.has('path') ? (
-          <Form.Item name="path" label={t('menus.path')} extra={t('menus.pathHelp')}>
-            <Input maxLength={255} placeholder="/system/example" />
-          </Form.Item>
-        ) : null}
-        {shown.has('component') ? (
-          <Form.Item name="component" label={t('menus.component')}>
-            <Input maxLength={255} placeholder="system/example/index" />
-          </Form.Item>
-        ) : null}
-        {shown.has('icon') ? (
-          <Form.Item name="icon" label={t('menus.icon')}>
-            <Input maxLength={64} />
-          </Form.Item>
-        ) : null}
-        {shown.has('permission') ? (
-          <Form.Item
-            name="permission"
-            label={t('menus.permission')}
-            rules={type === 'button' ? required : undefined}
-            extra={t(type === 'button' ? 'menus.permissionButtonHelp' : 'menus.permissionMenuHelp')}
-          >
-            <AutoComplete
-              options={codeOptions}
-              placeholder="system:example:list"
-              showSearch={{
-                filterOption: (input, option) => String(option?.value ?? '').includes(input.trim().toLowerCase()),
-              }}
-            />
-          </Form.Item>
-        ) : null}
-        <Form.Item name="sort" label={t('sort')}>
-          <InputNumber min={0} max={1_000_000} precision={0} />
-        </Form.Item>
-        {shown.has('hidden') ? (
-          <Form.Item name="hidden" label={t('menus.hideInNavigation')} valuePropName="checked">
-            <Switch />
-          </Form.Item>
-        ) : null}
-        <Form.Item name="status" label={t('status.label')}>
-          <Radio.Group
-            options={[
-              { value: 'active', label: t('status.active') },
-              { value: 'disabled', label: t('status.disabled') },
-            ]}
+      ) : null}
+      {shown.has('permission') ? (
+        <Form.Item
+          name="permission"
+          label={t('menus.permission')}
+          rules={type === 'button' ? required : undefined}
+          extra={t(type === 'button' ? 'menus.permissionButtonHelp' : 'menus.permissionMenuHelp')}
+        >
+          <AutoComplete
+            options={codeOptions}
+            placeholder="system:example:list"
+            showSearch={{
+              filterOption: (input, option) => String(option?.value ?? '').includes(input.trim().toLowerCase()),
+            }}
           />
         </Form.Item>
-      </Form>
-    </Modal>
+      ) : null}
+      <Form.Item name="sort" label={t('sort')}>
+        <InputNumber min={0} max={1_000_000} precision={0} />
+      </Form.Item>
+      {shown.has('hidden') ? (
+        <Form.Item name="hidden" label={t('menus.hideInNavigation')} valuePropName="checked">
+          <Switch />
+        </Form.Item>
+      ) : null}
+      <StatusField />
+    </FormDialog>
   );
 }

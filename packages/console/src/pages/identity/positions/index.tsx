@@ -6,7 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../../api/client';
 import { useMayCall } from '../../../app/me';
 import { ErrorMessage } from '../../../components/error-message';
-import { KeywordSearch, PageTitle, useListFeedback } from '../../../components/list-page';
+import { KeywordSearch, PageTitle, RowActions, useListFeedback } from '../../../components/list-page';
 import { ServerTable, useListParams } from '../../../components/server-table';
 import { formatTime, StatusFilter, StatusTag, statusQuery } from '../shared/view';
 
@@ -65,24 +65,17 @@ export default function PositionsPage() {
       title: t('actions'),
       key: 'actions',
       render: (_, p) => (
-        <Space size={0}>
-          {can('identity.position.update') ? (
-            <Button type="link" onClick={() => setEditing(p.id)}>
-              {t('edit')}
-            </Button>
-          ) : null}
-          {can('identity.position.delete') ? (
-            <Button
-              type="link"
-              danger
-              onClick={() =>
-                confirm(t('positions.confirmDelete', { name: p.name }), t('delete'), () => remove.mutate(p.id))
-              }
-            >
-              {t('delete')}
-            </Button>
-          ) : null}
-        </Space>
+        <RowActions
+          actions={[
+            { label: t('edit'), show: can('identity.position.update'), onClick: () => setEditing(p.id) },
+            {
+              label: t('delete'),
+              show: can('identity.position.delete'),
+              confirm: t('positions.confirmDelete', { name: p.name }),
+              onClick: () => remove.mutate(p.id),
+            },
+          ]}
+        />
       ),
     },
   ];

@@ -1,10 +1,10 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
-import { Form, Input, InputNumber, Modal, Radio, Spin } from 'antd';
+import { useQuery } from '@tanstack/react-query';
+import { Form, Input, InputNumber } from 'antd';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../../api/client';
-import { ErrorMessage } from '../../../components/error-message';
-import { applyFieldErrors } from '../../../components/form-errors';
+import { FormDialog } from '../../../components/form-dialog';
+import { StatusField } from '../shared/view';
 
 type Values = { code: string; name: string; sort: number; status: 'active' | 'disabled'; remark?: string };
 
@@ -24,63 +24,41 @@ export function PositionForm({ id, onClose }: { id: number | null; onClose: (sav
     const p = detail.data;
     if (p) form.setFieldsValue({ code: p.code, name: p.name, sort: p.sort, status: p.status, remark: p.remark });
   }, [detail.data, form]);
-  const save = useMutation({
-    mutationFn: async (v: Values) => {
-      const body = { ...v, name: v.name.trim(), sort: v.sort ?? 0, remark: v.remark ?? '' };
-      if (id === null) return unwrap(api.POST('/api/positions', { body }));
-      return unwrap(api.PUT('/api/positions/{id}', { params: { path: { id } }, body }));
-    },
-    onSuccess: () => onClose(true),
-    onError: (err) => applyFieldErrors(form, err),
-  });
+  const save = async (v: Values) => {
+    const body = { ...v, name: v.name.trim(), sort: v.sort ?? 0, remark: v.remark ?? '' };
+    if (id === null) return unwrap(api.POST('/api/positions', { body }));
+    return unwrap(api.PUT('/api/positions/{id}', { params: { path: { id } }, body }));
+  };
   const required = { required: true, whitespace: true, message: t('required') };
   return (
-    <Modal
-      open
+    <FormDialog
       title={t(id === null ? 'positions.create' : 'positions.edit')}
-      okText={t('save')}
-      cancelText={t('cancel')}
-      confirmLoading={save.isPending}
-      onOk={() => form.submit()}
+      form={form}
+      save={save}
+      onSaved={() => onClose(true)}
       onCancel={() => onClose(false)}
-      destroyOnHidden
-      width={560}
+      initialValues={{ status: 'active', sort: 0 }}
+      loading={detail.isFetching}
+      loadError={detail.error}
     >
-      {detail.isFetching ? <Spin /> : null}
-      <ErrorMessage error={detail.error ?? save.error} />
-      <Form<Values>
-        form={form}
-        layout="vertical"
-        initialValues={{ status: 'active', sort: 0 }}
-        onFinish={(v) => save.mutate(v)}
-        style={{ marginTop: 16 }}
+      <Form.Item name="name" label={t('name')} rules={[required, { max: 64 }]}>
+        <Input />
+      </Form.Item>
+      <Form.Item
+        name="code"
+        label={t('code')}
+        extra={t('positions.codeHelp')}
+        rules={[required, { max: 64 }, { pattern: CODE, message: t('positions.codeInvalid') }]}
       >
-        <Form.Item name="name" label={t('name')} rules={[required, { max: 64 }]}>
-          <Input />
-        </Form.Item>
-        <Form.Item
-          name="code"
-          label={t('code')}
-          extra={t('positions.codeHelp')}
-          rules={[required, { max: 64 }, { pattern: CODE, message: t('positions.codeInvalid') }]}
-        >
-          <Input autoComplete="off" />
-        </Form.Item>
-        <Form.Item name="status" label={t('status.label')}>
-          <Radio.Group
-            options={[
-              { value: 'active', label: t('status.active') },
-              { value: 'disabled', label: t('status.disabled') },
-            ]}
-          />
-        </Form.Item>
-        <Form.Item name="sort" label={t('sort')}>
-          <InputNumber min={0} max={1_000_000} precision={0} />
-        </Form.Item>
-        <Form.Item name="remark" label={t('remark')} rules={[{ max: 500 }]}>
-          <Input.TextArea rows={2} />
-        </Form.Item>
-      </Form>
-    </Modal>
+        <Input autoComplete="off" />
+      </Form.Item>
+      <StatusField />
+      <Form.Item name="sort" label={t('sort')}>
+        <InputNumber min={0} max={1_000_000} precision={0} />
+      </Form.Item>
+      <Form.Item name="remark" label={t('remark')} rules={[{ max: 500 }]}>
+        <Input.TextArea rows={2} />
+      </Form.Item>
+    </FormDialog>
   );
 }

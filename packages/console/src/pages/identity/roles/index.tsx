@@ -6,7 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../../api/client';
 import { useMayCall } from '../../../app/me';
 import { ErrorMessage } from '../../../components/error-message';
-import { KeywordSearch, PageTitle, useListFeedback } from '../../../components/list-page';
+import { KeywordSearch, PageTitle, RowActions, useListFeedback } from '../../../components/list-page';
 import { ServerTable, useListParams } from '../../../components/server-table';
 import { StatusFilter, StatusTag, statusQuery } from '../shared/view';
 
@@ -40,7 +40,7 @@ export default function RolesPage() {
     placeholderData: (previous) => previous,
   });
   const [editing, setEditing] = useState<number | 'new' | null>(null);
-  const { done, fail, confirm } = useListFeedback(['identity', 'roles']);
+  const { done, fail } = useListFeedback(['identity', 'roles']);
   const remove = useMutation({
     mutationFn: (id: number) => unwrap(api.DELETE('/api/roles/{id}', { params: { path: { id } } })),
     onSuccess: () => done(t('deleted')),
@@ -60,24 +60,17 @@ export default function RolesPage() {
       title: t('actions'),
       key: 'actions',
       render: (_, r) => (
-        <Space size={0}>
-          {can('identity.role.update') ? (
-            <Button type="link" onClick={() => setEditing(r.id)}>
-              {t('edit')}
-            </Button>
-          ) : null}
-          {can('identity.role.delete') ? (
-            <Button
-              type="link"
-              danger
-              onClick={() =>
-                confirm(t('roles.confirmDelete', { name: r.name }), t('delete'), () => remove.mutate(r.id))
-              }
-            >
-              {t('delete')}
-            </Button>
-          ) : null}
-        </Space>
+        <RowActions
+          actions={[
+            { label: t('edit'), show: can('identity.role.update'), onClick: () => setEditing(r.id) },
+            {
+              label: t('delete'),
+              show: can('identity.role.delete'),
+              confirm: t('roles.confirmDelete', { name: r.name }),
+              onClick: () => remove.mutate(r.id),
+            },
+          ]}
+        />
       ),
     },
   ];

@@ -1,11 +1,11 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
-import { Form, Input, InputNumber, Modal, Radio, Spin, Tabs, Tree } from 'antd';
+import { useQuery } from '@tanstack/react-query';
+import { Form, Input, InputNumber, Tabs, Tree } from 'antd';
 import { type Key, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../../api/client';
-import { ErrorMessage } from '../../../components/error-message';
-import { applyFieldErrors } from '../../../components/form-errors';
+import { FormDialog } from '../../../components/form-dialog';
 import { type MenuTreeNode, menuTreeData, useMenuTree } from '../shared/trees';
+import { StatusField } from '../shared/view';
 
 type Values = { code: string; name: string; status: 'active' | 'disabled'; sort: number; remark?: string };
 
@@ -40,20 +40,16 @@ export function RoleForm({ id, onClose }: { id: number | null; onClose: (saved: 
     setPermissions(r.permissions);
   }, [detail.data, menuTree.data, form]);
 
-  const save = useMutation({
-    mutationFn: async (v: Values) => {
-      const body = {
-        ...v,
-        remark: v.remark ?? '',
-        menuIds: withAncestors(menuTree.data ?? [], menus.map(Number)),
-        permissions: permissions.map(String).filter((k) => !k.startsWith('group:')),
-      };
-      if (id === null) return unwrap(api.POST('/api/roles', { body }));
-      return unwrap(api.PUT('/api/roles/{id}', { params: { path: { id } }, body }));
-    },
-    onSuccess: () => onClose(true),
-    onError: (err) => applyFieldErrors(form, err),
-  });
+  const save = async (v: Values) => {
+    const body = {
+      ...v,
+      remark: v.remark ?? '',
+      menuIds: withAncestors(menuTree.data ?? [], menus.map(Number)),
+      permissions: permissions.map(String).filter((k) => !k.startsWith('group:')),
+    };
+    if (id === null) return unwrap(api.POST('/api/roles', { body }));
+    return unwrap(api.PUT('/api/roles/{id}', { params: { path: { id } }, body }));
+  };
   const required = [{ required: true, message: t('required') }];
   const permissionTree = (groups.data ?? []).map((g) => ({
     key: `group:${g.group}`,
@@ -61,98 +57,81 @@ export function RoleForm({ id, onClose }: { id: number | null; onClose: (saved: 
     children: g.codes.map((c) => ({ key: c, title: c })),
   }));
   return (
-    <Modal
-      open
+    <FormDialog
       title={t(id === null ? 'roles.create' : 'roles.edit')}
-      okText={t('save')}
-      cancelText={t('cancel')}
-      confirmLoading={save.isPending}
-      onOk={() => form.submit()}
+      form={form}
+      save={save}
+      onSaved={() => onClose(true)}
       onCancel={() => onClose(false)}
-      destroyOnHidden
+      initialValues={{ status: 'active', sort: 0 }}
+      loading={detail.isFetching}
+      loadError={detail.error ?? menuTree.error ?? groups.error}
       width={720}
     >
-      {detail.isFetching ? <Spin /> : null}
-      <ErrorMessage error={detail.error ?? menuTree.error ?? groups.error ?? save.error} />
-      <Form<Values>
-        form={form}
-        layout="vertical"
-        initialValues={{ status: 'active', sort: 0 }}
-        onFinish={(v) => save.mutate(v)}
-        style={{ marginTop: 16 }}
-      >
-        <Tabs
-          items={[
-            {
-              key: 'basics',
-              label: t('roles.basics'),
-              forceRender: true,
-              children: (
-                <>
-                  <Form.Item name="name" label={t('name')} rules={required}>
-                    <Input />
-                  </Form.Item>
-                  <Form.Item name="code" label={t('code')} rules={required}>
-                    <Input />
-                  </Form.Item>
-                  <Form.Item name="status" label={t('status.label')}>
-                    <Radio.Group
-                      options={[
-                        { value: 'active', label: t('status.active') },
-                        { value: 'disabled', label: t('status.disabled') },
-                      ]}
-                    />
-                  </Form.Item>
-                  <Form.Item name="sort" label={t('sort')}>
-                    <InputNumber min={0} />
-                  </Form.Item>
-                  <Form.Item name="remark" label={t('remark')}>
-                    <Input.TextArea rows={2} />
-                  </Form.Item>
-                </>
-              ),
-            },
-            {
-              key: 'menus',
-              label: t('roles.menus'),
-              forceRender: true,
-              children: (
-                <Form.Item name="menuIds" label={t('roles.menusHelp')}>
-                  <Tree
-                    // keyed by the data, so expanding all happens once the tree has come
-                    key={menuTree.data ? 'loaded' : 'loading'}
-                    checkable
-                    checkStrictly
-                    selectable={false}
-                    defaultExpandAll
-                    height={360}
-                    treeData={menuTreeData(tMenu, menuTree.data ?? [])}
-                    checkedKeys={menus}
-                    onCheck={(checked) => setMenus(Array.isArray(checked) ? checked : checked.checked)}
-                  />
+      <Tabs
+        items={[
+          {
+            key: 'basics',
+            label: t('roles.basics'),
+            forceRender: true,
+            children: (
+              <>
+                <Form.Item name="name" label={t('name')} rules={required}>
+                  <Input />
                 </Form.Item>
-              ),
-            },
-            {
-              key: 'permissions',
-              label: t('roles.permissions'),
-              forceRender: true,
-              children: (
-                <Form.Item name="permissions" label={t('roles.permissionsHelp')}>
-                  <Tree
-                    checkable
-                    selectable={false}
-                    treeData={permissionTree}
-                    checkedKeys={permissions}
-                    onCheck={(checked) => setPermissions(Array.isArray(checked) ? checked : checked.checked)}
-                  />
+                <Form.Item name="code" label={t('code')} rules={required}>
+                  <Input />
                 </Form.Item>
-              ),
-            },
-          ]}
-        />
-      </Form>
-    </Modal>
+                <StatusField />
+                <Form.Item name="sort" label={t('sort')}>
+                  <InputNumber min={0} />
+                </Form.Item>
+                <Form.Item name="remark" label={t('remark')}>
+                  <Input.TextArea rows={2} />
+                </Form.Item>
+              </>
+            ),
+          },
+          {
+            key: 'menus',
+            label: t('roles.menus'),
+            forceRender: true,
+            children: (
+              <Form.Item name="menuIds" label={t('roles.menusHelp')}>
+                <Tree
+                  // keyed by the data, so expanding all happens once the tree has come
+                  key={menuTree.data ? 'loaded' : 'loading'}
+                  checkable
+                  checkStrictly
+                  selectable={false}
+                  defaultExpandAll
+                  height={360}
+                  treeData={menuTreeData(tMenu, menuTree.data ?? [])}
+                  checkedKeys={menus}
+                  onCheck={(checked) => setMenus(Array.isArray(checked) ? checked : checked.checked)}
+                />
+              </Form.Item>
+            ),
+          },
+          {
+            key: 'permissions',
+            label: t('roles.permissions'),
+            forceRender: true,
+            children: (
+              <Form.Item name="permissions" label={t('roles.permissionsHelp')}>
+                <Tree
+                  checkable
+                  selectable={false}
+                  treeData={permissionTree}
+                  checkedKeys={permissions}
+                  onCheck={(checked) => setPermissions(Array.isArray(checked) ? checked : checked.checked)}
+                />
+              </Form.Item>
+            ),
+          },
+        ]}
+      />
+    </FormDialog>
   );
 }
 

@@ -1,5 +1,5 @@
 import { CheckCircleFilled, StopOutlined } from '@ant-design/icons';
-import { Select, Tag } from 'antd';
+import { Form, Radio, Select, Tag } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { ListParams } from '../../../components/server-table';
 
@@ -26,6 +26,25 @@ export function StatusTag({ status }: { status: 'active' | 'disabled' }) {
   );
 }
 
+/** The two states, named in the person's language. */
+function useStatusOptions() {
+  const { t } = useTranslation('identity');
+  return [
+    { value: 'active', label: t('status.active') },
+    { value: 'disabled', label: t('status.disabled') },
+  ];
+}
+
+/** A form's `status` field: active or disabled. */
+export function StatusField({ extra }: { extra?: string }) {
+  const { t } = useTranslation('identity');
+  return (
+    <Form.Item name="status" label={t('status.label')} extra={extra}>
+      <Radio.Group options={useStatusOptions()} />
+    </Form.Item>
+  );
+}
+
 /** The list's status filter, kept in the URL's `status`. */
 export function StatusFilter({ params }: { params: ListParams }) {
   const { t } = useTranslation('identity');
@@ -36,10 +55,7 @@ export function StatusFilter({ params }: { params: ListParams }) {
       allowClear
       value={params.filters.status}
       onChange={(v) => params.set({ status: v })}
-      options={[
-        { value: 'active', label: t('status.active') },
-        { value: 'disabled', label: t('status.disabled') },
-      ]}
+      options={useStatusOptions()}
       style={{ width: 140 }}
     />
   );

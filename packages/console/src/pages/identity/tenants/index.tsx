@@ -6,7 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../../api/client';
 import { useMayCall } from '../../../app/me';
 import { ErrorMessage } from '../../../components/error-message';
-import { KeywordSearch, PageTitle, useListFeedback } from '../../../components/list-page';
+import { KeywordSearch, PageTitle, RowActions, useListFeedback } from '../../../components/list-page';
 import { ServerTable, useListParams } from '../../../components/server-table';
 import { formatTime, StatusFilter, StatusTag, statusQuery } from '../shared/view';
 import { ExpiryCell } from './expiry-cell';
@@ -45,7 +45,7 @@ export default function TenantsPage() {
     placeholderData: (previous) => previous,
   });
   const [editing, setEditing] = useState<number | 'new' | null>(null);
-  const { done, fail, confirm } = useListFeedback(['identity', 'tenants']);
+  const { done, fail } = useListFeedback(['identity', 'tenants']);
   const setStatus = useMutation({
     mutationFn: ({ id, to }: { id: number; to: Tenant['status'] }) =>
       unwrap(api.PUT('/api/tenants/{id}', { params: { path: { id } }, body: { status: to } })),
@@ -70,28 +70,18 @@ export default function TenantsPage() {
       title: t('actions'),
       key: 'actions',
       render: (_, r) => (
-        <Space size={0}>
-          <Button type="link" onClick={() => setEditing(r.id)}>
-            {t('edit')}
-          </Button>
-          {r.status === 'active' ? (
-            <Button
-              type="link"
-              danger
-              onClick={() =>
-                confirm(t('tenants.confirmDisable', { name: r.name }), t('tenants.disable'), () =>
-                  setStatus.mutate({ id: r.id, to: 'disabled' }),
-                )
-              }
-            >
-              {t('tenants.disable')}
-            </Button>
-          ) : (
-            <Button type="link" onClick={() => setStatus.mutate({ id: r.id, to: 'active' })}>
-              {t('tenants.enable')}
-            </Button>
-          )}
-        </Space>
+        <RowActions
+          actions={[
+            { label: t('edit'), onClick: () => setEditing(r.id) },
+            r.status === 'active'
+              ? {
+                  label: t('tenants.disable'),
+                  confirm: t('tenants.confirmDisable', { name: r.name }),
+                  onClick: () => setStatus.mutate({ id: r.id, to: 'disabled' }),
+                }
+              : { label: t('tenants.enable'), onClick: () => setStatus.mutate({ id: r.id, to: 'active' }) },
+          ]}
+        />
       ),
     });
 

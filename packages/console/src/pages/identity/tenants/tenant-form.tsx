@@ -1,12 +1,12 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
-import { DatePicker, Form, Input, Modal, Radio, Spin } from 'antd';
+import { useQuery } from '@tanstack/react-query';
+import { DatePicker, Form, Input } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
 import 'dayjs/locale/zh-cn';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../../api/client';
-import { ErrorMessage } from '../../../components/error-message';
-import { applyFieldErrors } from '../../../components/form-errors';
+import { FormDialog } from '../../../components/form-dialog';
+import { StatusField } from '../shared/view';
 
 type Values = {
   code: string;
@@ -49,95 +49,74 @@ export function TenantForm({ id, onClose }: { id: number | null; onClose: (said?
       });
   }, [detail.data, form]);
 
-  const save = useMutation({
-    mutationFn: async (v: Values) => {
-      const common = {
-        name: v.name.trim(),
-        expiresAt: v.expiresAt ? v.expiresAt.endOf('day').toISOString() : null,
-        remark: v.remark ?? '',
-      };
-      if (id === null) {
-        const created = await unwrap(
-          api.POST('/api/tenants', {
-            body: { ...common, code: v.code, adminUsername: v.adminUsername, adminPassword: v.adminPassword },
-          }),
-        );
-        return t('tenants.created', { name: created.name, username: created.admin.username, code: created.code });
-      }
-      await unwrap(api.PUT('/api/tenants/{id}', { params: { path: { id } }, body: { ...common, status: v.status } }));
-      return t('saved');
-    },
-    onSuccess: (said) => onClose(said),
-    onError: (err) => applyFieldErrors(form, err),
-  });
+  const save = async (v: Values) => {
+    const common = {
+      name: v.name.trim(),
+      expiresAt: v.expiresAt ? v.expiresAt.endOf('day').toISOString() : null,
+      remark: v.remark ?? '',
+    };
+    if (id === null) {
+      const created = await unwrap(
+        api.POST('/api/tenants', {
+          body: { ...common, code: v.code, adminUsername: v.adminUsername, adminPassword: v.adminPassword },
+        }),
+      );
+      return t('tenants.created', { name: created.name, username: created.admin.username, code: created.code });
+    }
+    await unwrap(api.PUT('/api/tenants/{id}', { params: { path: { id } }, body: { ...common, status: v.status } }));
+    return t('saved');
+  };
   const required = [{ required: true, message: t('required') }];
   const now = dayjs();
   return (
-    <Modal
-      open
+    <FormDialog
       title={t(id === null ? 'tenants.create' : 'tenants.edit')}
-      okText={t('save')}
-      cancelText={t('cancel')}
-      confirmLoading={save.isPending}
-      onOk={() => form.submit()}
+      form={form}
+      save={save}
+      onSaved={(said) => onClose(said)}
       onCancel={() => onClose()}
-      destroyOnHidden
+      initialValues={{ status: 'active', expiresAt: null }}
+      loading={detail.isFetching}
+      loadError={detail.error}
       width={640}
     >
-      {detail.isFetching ? <Spin /> : null}
-      <ErrorMessage error={detail.error ?? save.error} />
-      <Form<Values>
-        form={form}
-        layout="vertical"
-        initialValues={{ status: 'active', expiresAt: null }}
-        onFinish={(v) => save.mutate(v)}
-        style={{ marginTop: 16 }}
+      <Form.Item
+        name="code"
+        label={t('tenants.code')}
+        extra={t(id === null ? 'tenants.codeHelp' : 'tenants.codeFixed')}
+        rules={id === null ? [...required, { pattern: CODE, message: t('tenants.codeRule') }] : undefined}
       >
-        <Form.Item
-          name="code"
-          label={t('tenants.code')}
-          extra={t(id === null ? 'tenants.codeHelp' : 'tenants.codeFixed')}
-          rules={id === null ? [...required, { pattern: CODE, message: t('tenants.codeRule') }] : undefined}
-        >
-          <Input readOnly={id !== null} autoComplete="off" maxLength={32} />
-        </Form.Item>
-        <Form.Item name="name" label={t('name')} rules={required}>
-          <Input maxLength={128} />
-        </Form.Item>
-        {id === null ? (
-          <>
-            <Form.Item name="adminUsername" label={t('tenants.adminUsername')} rules={required}>
-              <Input autoComplete="off" maxLength={64} />
-            </Form.Item>
-            <Form.Item name="adminPassword" label={t('tenants.adminPassword')} rules={required}>
-              <Input.Password autoComplete="new-password" maxLength={128} />
-            </Form.Item>
-          </>
-        ) : (
-          <Form.Item name="status" label={t('status.label')} extra={t('tenants.disableHelp')}>
-            <Radio.Group
-              options={[
-                { value: 'active', label: t('status.active') },
-                { value: 'disabled', label: t('status.disabled') },
-              ]}
-            />
+        <Input readOnly={id !== null} autoComplete="off" maxLength={32} />
+      </Form.Item>
+      <Form.Item name="name" label={t('name')} rules={required}>
+        <Input maxLength={128} />
+      </Form.Item>
+      {id === null ? (
+        <>
+          <Form.Item name="adminUsername" label={t('tenants.adminUsername')} rules={required}>
+            <Input autoComplete="off" maxLength={64} />
           </Form.Item>
-        )}
-        <Form.Item name="expiresAt" label={t('tenants.expiresAt')} extra={t('tenants.expiresHelp')}>
-          <DatePicker
-            allowClear
-            placeholder={t('tenants.neverExpires')}
-            presets={[
-              { label: t('tenants.inMonths', { count: 1 }), value: now.add(1, 'month') },
-              { label: t('tenants.inMonths', { count: 3 }), value: now.add(3, 'month') },
-              { label: t('tenants.inYears', { count: 1 }), value: now.add(1, 'year') },
-            ]}
-          />
-        </Form.Item>
-        <Form.Item name="remark" label={t('remark')}>
-          <Input.TextArea rows={2} maxLength={500} />
-        </Form.Item>
-      </Form>
-    </Modal>
+          <Form.Item name="adminPassword" label={t('tenants.adminPassword')} rules={required}>
+            <Input.Password autoComplete="new-password" maxLength={128} />
+          </Form.Item>
+        </>
+      ) : (
+        <StatusField extra={t('tenants.disableHelp')} />
+      )}
+      <Form.Item name="expiresAt" label={t('tenants.expiresAt')} extra={t('tenants.expiresHelp')}>
+        <DatePicker
+          allowClear
+          placeholder={t('tenants.neverExpires')}
+          presets={[
+            { label: t('tenants.inMonths', { count: 1 }), value: now.add(1, 'month') },
+            { label: t('tenants.inMonths', { count: 3 }), value: now.add(3, 'month') },
+            { label: t('tenants.inYears', { count: 1 }), value: now.add(1, 'year') },
+          ]}
+        />
+      </Form.Item>
+      <Form.Item name="remark" label={t('remark')}>
+        <Input.TextArea rows={2} maxLength={500} />
+      </Form.Item>
+    </FormDialog>
   );
 }

@@ -8,7 +8,7 @@ import { Link, useLocation } from 'react-router';
 import { api, unwrap } from '../../../api/client';
 import { useMayCall } from '../../../app/me';
 import { ErrorMessage } from '../../../components/error-message';
-import { KeywordSearch, PageTitle, useListFeedback } from '../../../components/list-page';
+import { KeywordSearch, PageTitle, RowActions, useListFeedback } from '../../../components/list-page';
 import { ServerTable, useListParams } from '../../../components/server-table';
 import { DepartmentFilter, departmentNames, RoleFilter, useDepartmentTree } from '../shared/pickers';
 import { formatTime, StatusFilter, StatusTag, statusQuery } from '../shared/view';
@@ -123,34 +123,28 @@ export default function UsersPage() {
       title: t('actions'),
       key: 'actions',
       render: (_, u) => (
-        <Space size={0} wrap>
-          {can('identity.user.update') ? (
-            <Button type="link" onClick={() => setEditing(u.id)}>
-              {t('edit')}
-            </Button>
-          ) : null}
-          {can('identity.user.reset_password') ? (
-            <Button type="link" onClick={() => setResetting(u)}>
-              {t('users.resetPassword')}
-            </Button>
-          ) : null}
-          {can('identity.user.unlock') && locked(u) ? (
-            <Button type="link" onClick={() => unlock.mutate(u.id)}>
-              {t('users.unlock')}
-            </Button>
-          ) : null}
-          {can('identity.user.delete') ? (
-            <Button
-              type="link"
-              danger
-              onClick={() =>
-                confirm(t('users.confirmDelete', { name: u.username }), t('delete'), () => remove.mutate(u.id))
-              }
-            >
-              {t('delete')}
-            </Button>
-          ) : null}
-        </Space>
+        <RowActions
+          wrap
+          actions={[
+            { label: t('edit'), show: can('identity.user.update'), onClick: () => setEditing(u.id) },
+            {
+              label: t('users.resetPassword'),
+              show: can('identity.user.reset_password'),
+              onClick: () => setResetting(u),
+            },
+            {
+              label: t('users.unlock'),
+              show: can('identity.user.unlock') && locked(u),
+              onClick: () => unlock.mutate(u.id),
+            },
+            {
+              label: t('delete'),
+              show: can('identity.user.delete'),
+              confirm: t('users.confirmDelete', { name: u.username }),
+              onClick: () => remove.mutate(u.id),
+            },
+          ]}
+        />
       ),
     },
   ];

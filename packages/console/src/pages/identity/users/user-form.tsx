@@ -1,12 +1,12 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
-import { Form, Input, Modal, Radio, Spin } from 'antd';
+import { useQuery } from '@tanstack/react-query';
+import { Form, Input } from 'antd';
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../../../api/client';
-import { ErrorMessage } from '../../../components/error-message';
-import { applyFieldErrors } from '../../../components/form-errors';
+import { FormDialog } from '../../../components/form-dialog';
 import { DepartmentPicker } from '../shared/department-picker';
 import { PositionPicker, RolePicker } from '../shared/pickers';
+import { StatusField } from '../shared/view';
 
 type Values = {
   username: string;
@@ -45,87 +45,66 @@ export function UserForm({ id, onClose }: { id: number | null; onClose: (saved: 
       });
     }
   }, [detail.data, form]);
-  const save = useMutation({
-    mutationFn: async (v: Values) => {
-      const common = {
-        nickname: v.nickname,
-        email: v.email ? v.email : null,
-        phone: v.phone ? v.phone : null,
-        departmentId: v.departmentId ?? null,
-        roleIds: v.roleIds ?? [],
-        positionIds: v.positionIds ?? [],
-        status: v.status,
-        remark: v.remark ?? '',
-      };
-      if (id === null)
-        return unwrap(api.POST('/api/users', { body: { ...common, username: v.username, password: v.password } }));
-      return unwrap(api.PUT('/api/users/{id}', { params: { path: { id } }, body: common }));
-    },
-    onSuccess: () => onClose(true),
-    onError: (err) => applyFieldErrors(form, err),
-  });
+  const save = async (v: Values) => {
+    const common = {
+      nickname: v.nickname,
+      email: v.email ? v.email : null,
+      phone: v.phone ? v.phone : null,
+      departmentId: v.departmentId ?? null,
+      roleIds: v.roleIds ?? [],
+      positionIds: v.positionIds ?? [],
+      status: v.status,
+      remark: v.remark ?? '',
+    };
+    if (id === null)
+      return unwrap(api.POST('/api/users', { body: { ...common, username: v.username, password: v.password } }));
+    return unwrap(api.PUT('/api/users/{id}', { params: { path: { id } }, body: common }));
+  };
   const required = [{ required: true, message: t('required') }];
   return (
-    <Modal
-      open
+    <FormDialog
       title={t(id === null ? 'users.create' : 'users.edit')}
-      okText={t('save')}
-      cancelText={t('cancel')}
-      confirmLoading={save.isPending}
-      onOk={() => form.submit()}
+      form={form}
+      save={save}
+      onSaved={() => onClose(true)}
       onCancel={() => onClose(false)}
-      destroyOnHidden
+      initialValues={{ status: 'active', roleIds: [], positionIds: [] }}
+      loading={detail.isFetching}
+      loadError={detail.error}
       width={640}
     >
-      {detail.isFetching ? <Spin /> : null}
-      <ErrorMessage error={detail.error ?? save.error} />
-      <Form<Values>
-        form={form}
-        layout="vertical"
-        initialValues={{ status: 'active', roleIds: [], positionIds: [] }}
-        onFinish={(v) => save.mutate(v)}
-        style={{ marginTop: 16 }}
-      >
-        {id === null ? (
-          <>
-            <Form.Item name="username" label={t('users.username')} rules={required}>
-              <Input autoComplete="off" />
-            </Form.Item>
-            <Form.Item name="password" label={t('users.password')} rules={required}>
-              <Input.Password autoComplete="new-password" />
-            </Form.Item>
-          </>
-        ) : null}
-        <Form.Item name="nickname" label={t('users.nickname')} rules={required}>
-          <Input />
-        </Form.Item>
-        <Form.Item name="email" label={t('users.email')}>
-          <Input type="email" />
-        </Form.Item>
-        <Form.Item name="phone" label={t('users.phone')}>
-          <Input />
-        </Form.Item>
-        <Form.Item name="departmentId" label={t('users.department')}>
-          <DepartmentPicker />
-        </Form.Item>
-        <Form.Item name="roleIds" label={t('users.roles')}>
-          <RolePicker />
-        </Form.Item>
-        <Form.Item name="positionIds" label={t('users.positions')}>
-          <PositionPicker />
-        </Form.Item>
-        <Form.Item name="status" label={t('status.label')}>
-          <Radio.Group
-            options={[
-              { value: 'active', label: t('status.active') },
-              { value: 'disabled', label: t('status.disabled') },
-            ]}
-          />
-        </Form.Item>
-        <Form.Item name="remark" label={t('remark')}>
-          <Input.TextArea rows={2} />
-        </Form.Item>
-      </Form>
-    </Modal>
+      {id === null ? (
+        <>
+          <Form.Item name="username" label={t('users.username')} rules={required}>
+            <Input autoComplete="off" />
+          </Form.Item>
+          <Form.Item name="password" label={t('users.password')} rules={required}>
+            <Input.Password autoComplete="new-password" />
+          </Form.Item>
+        </>
+      ) : null}
+      <Form.Item name="nickname" label={t('users.nickname')} rules={required}>
+        <Input />
+      </Form.Item>
+      <Form.Item name="email" label={t('users.email')}>
+        <Input type="email" />
+      </Form.Item>
+      <Form.Item name="phone" label={t('users.phone')}>
+        <Input />
+      </Form.Item>
+      <Form.Item name="departmentId" label={t('users.department')}>
+        <DepartmentPicker />
+      </Form.Item>
+      <Form.Item name="roleIds" label={t('users.roles')}>
+        <RolePicker />
+      </Form.Item>
+      <Form.Item name="positionIds" label={t('users.positions')}>
+        <PositionPicker />
+      </Form.Item>
+      <StatusField />
+      <Form.Item name="remark" label={t('remark')}>
+        <Input.TextArea rows={2} />
+      </Form.Item>
+    </FormDialog>
   );
 }
