@@ -36365,6 +36365,8 @@ export interface operations {
                             capabilities?: ("preview" | "download" | "save")[];
                             expiresAt?: string | null;
                             watermark?: boolean;
+                            /** @description downloads (and saves to a drive) the link still allows; null: unlimited */
+                            remainingDownloads?: number | null;
                         };
                     };
                 };

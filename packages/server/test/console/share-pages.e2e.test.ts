@@ -328,20 +328,29 @@ describe.skipIf(!hasChromium)('public share pages in Chromium', () => {
       capabilities: ['preview', 'download'],
       maxDownloadCount: 1,
     });
+    // two visitors open it while one download is left
     const page = await open(once.url);
     await page.getByRole('heading', { name: 'notes.txt', level: 1 }).waitFor();
+    const other = await open(once.url);
+    await other.getByRole('heading', { name: 'notes.txt', level: 1 }).waitFor();
     const [download] = await Promise.all([
       page.waitForEvent('download'),
       page.getByRole('button', { name: 'Download' }).click(),
     ]);
     expect(await readFile((await download.path()) as string, 'utf8')).toBe(NOTES);
-    // the second download finds the limit reached: said in words, with the request id
-    await page.getByRole('button', { name: 'Download' }).click();
-    const alert = page.getByRole('alert').filter({ hasText: 'This link has been used up.' });
-    await alert.waitFor();
-    expect(await alert.textContent()).toMatch(/Request id: \S+/);
+    // the page that took the last one offers no more, and says why
+    await page.getByText("This link's downloads are used up.").waitFor();
+    expect(await page.getByRole('button', { name: 'Download' }).isDisabled()).toBe(true);
     await shot(page, 'downloads-used-up-en-light');
     await page.context().close();
+    // the other one finds the limit reached by its click: said in words, with the request id
+    await other.getByRole('button', { name: 'Download' }).click();
+    const alert = other.getByRole('alert').filter({ hasText: 'This link has been used up.' });
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/Request id: \S+/);
+    await other.getByText("This link's downloads are used up.").waitFor();
+    expect(await other.getByRole('button', { name: 'Download' }).isDisabled()).toBe(true);
+    await other.context().close();
     expect(await view(once)).toMatchObject({ state: 'exhausted', downloadCount: 1 });
 
     // a link that opens once: the first visit shows the file, the next one the state

@@ -279,6 +279,7 @@ describe('downloading', () => {
   });
 
   it('a preview-only link never gives the bytes', async () => {
+    expect((await get(base((await link(top)).token))).json().data.remainingDownloads).toBeNull();
     const l = await link(top, { capabilities: ['preview'] });
     const res = await get(`${base(l.token)}/content`);
     expectError(res, 403, 'drive.share_preview_only');
@@ -288,6 +289,8 @@ describe('downloading', () => {
 
   it('counts a download once across the Range requests of one reading; ETag gives 304', async () => {
     const l = await link(top, { maxDownloadCount: 1 });
+    // the page offers a download only while one is left
+    expect((await get(base(l.token))).json().data.remainingDownloads).toBe(1);
     const first = await get(`${base(l.token)}/content`, { range: 'bytes=0-4' });
     expect(first.statusCode).toBe(206);
     expect(first.body).toBe('01234');
@@ -295,6 +298,7 @@ describe('downloading', () => {
     expect(rest.statusCode).toBe(206);
     expect(rest.body).toBe('56789abcdefghij');
     expect((await rowById(t, driveShareLinks, l.id))?.downloadCount).toBe(1);
+    expect((await get(base(l.token))).json().data.remainingDownloads).toBe(0);
     expectError(await get(`${base(l.token)}/content`), 410, 'drive.share_exhausted');
     const bad = await get(`${base(l.token)}/content`, { range: 'bytes=500-600' });
     expect(bad.statusCode).toBe(416);

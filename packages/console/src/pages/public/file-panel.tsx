@@ -21,6 +21,7 @@ export function FilePanel({
   const { t, i18n } = useTranslation('share');
   const caps = meta.capabilities ?? [];
   const canDownload = caps.includes('download');
+  const usedUp = meta.remainingDownloads === 0;
   return (
     <Space direction="vertical" size="middle" style={{ width: '100%' }}>
       <Typography.Title level={headingLevel} style={{ fontSize: headingLevel === 1 ? 24 : 20, margin: 0 }}>
@@ -38,9 +39,12 @@ export function FilePanel({
       {/* no empty row of actions (its gap) on a link that allows neither */}
       {canDownload || caps.includes('save') ? (
         <Space wrap align="start">
-          {canDownload ? <DownloadButton token={token} node={node} /> : null}
-          <SaveButton token={token} nodeId={node.id} allowed={caps.includes('save')} />
+          {canDownload ? <DownloadButton token={token} node={node} usedUp={usedUp} /> : null}
+          <SaveButton token={token} nodeId={node.id} allowed={caps.includes('save')} usedUp={usedUp} />
         </Space>
+      ) : null}
+      {usedUp && (canDownload || caps.includes('save')) ? (
+        <Alert type="info" showIcon title={t('file.downloadsUsedUp')} />
       ) : null}
       {canDownload ? null : <Alert type="info" showIcon title={t('file.previewOnly')} />}
       {caps.includes('preview') ? (

@@ -80,7 +80,12 @@ export default function FolderView({ token, meta }: { token: string; meta: Share
       <Typography.Title level={1} style={{ fontSize: 24, margin: 0 }}>
         {root.name}
       </Typography.Title>
-      <SaveButton token={token} nodeId={folderId} allowed={(meta.capabilities ?? []).includes('save')} />
+      <SaveButton
+        token={token}
+        nodeId={folderId}
+        allowed={(meta.capabilities ?? []).includes('save')}
+        usedUp={meta.remainingDownloads === 0}
+      />
       <nav aria-label={t('folder.trail')}>
         <Breadcrumb items={folderId === root.id ? [{ title: <span aria-current="page">{root.name}</span> }] : crumbs} />
       </nav>

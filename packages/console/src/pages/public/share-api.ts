@@ -1,4 +1,5 @@
-import { api, unwrap } from '../../api/client';
+import { useQueryClient } from '@tanstack/react-query';
+import { ApiCallError, api, unwrap } from '../../api/client';
 import type { operations } from '../../api/schema';
 import { blobOf } from '../../components/download';
 
@@ -62,3 +63,22 @@ export const saveToMyDrive = (token: string, nodeId: number) =>
       body: { nodeId },
     }),
   );
+
+/**
+ * Keeps the page's count of the downloads the link still allows in step with what the visitor
+ * did: one taken by a download or a save, none left when the server says the limit is reached
+ * (another visitor took the last). Asking the metadata again would count a visit.
+ */
+export function useDownloadsTaken(token: string) {
+  const client = useQueryClient();
+  const set = (left: (n: number) => number) =>
+    client.setQueriesData<ShareMetadata>({ queryKey: ['share', token] }, (m) =>
+      m && typeof m.remainingDownloads === 'number' ? { ...m, remainingDownloads: left(m.remainingDownloads) } : m,
+    );
+  return {
+    taken: () => set((n) => Math.max(0, n - 1)),
+    failed: (err: unknown) => {
+      if (err instanceof ApiCallError && err.body.error === 'drive.share_exhausted') set(() => 0);
+    },
+  };
+}

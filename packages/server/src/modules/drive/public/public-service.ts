@@ -74,6 +74,8 @@ export function createPublicShareService(core: DriveCore, previews: PreviewServi
         node: (await nodeViews(r, [r.node]))[0],
         capabilities: r.link.capabilities,
         watermark: r.link.watermark,
+        remainingDownloads:
+          r.link.maxDownloadCount === null ? null : Math.max(0, r.link.maxDownloadCount - r.link.downloadCount),
       };
     },
 

@@ -47,6 +47,11 @@ export const ShareMetadata = Type.Object({
   ),
   expiresAt: Type.Optional(NullableTimestamp),
   watermark: Type.Optional(Type.Boolean()),
+  remainingDownloads: Type.Optional(
+    Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: 'downloads (and saves to a drive) the link still allows; null: unlimited',
+    }),
+  ),
 });
 
 export const PasswordBody = Type.Object({
