@@ -1,5 +1,5 @@
 import createClient, { type Middleware } from 'openapi-fetch';
-import type { paths } from './schema.d.ts';
+import type { components, paths } from './schema.d.ts';
 
 /**
  * The one client: every call of the console goes through it, typed by the committed snapshot of
@@ -13,13 +13,8 @@ export const api = createClient<paths>({
 });
 
 /** The server's error body (docs/api-conventions.md). */
-export type ApiError = {
-  code: number;
-  error: string;
-  message: string;
-  details?: { field: string; message: string }[];
-  requestId?: string;
-};
+/** The error envelope (requestId optional: an answer that never reached the service has none). */
+export type ApiError = Omit<components['schemas']['ErrorBody'], 'requestId'> & { requestId?: string };
 
 let accessToken: string | null = null;
 let onUnauthorized: (() => Promise<string | null>) | null = null;

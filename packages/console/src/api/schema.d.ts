@@ -5215,8 +5215,13 @@ export interface components {
             error: string;
             message: string;
             details?: {
+                /** @description dotted path of the field (roleIds.2 is an item of roleIds) */
                 field: string;
                 message: string;
+                /** @description what the field broke, to say it in the reader’s language: a JSON Schema keyword (required, minLength, maxLength, pattern, format, minimum, maximum, enum, type, …) or a service rule (unique: the value is taken; same_password, wrong_password) */
+                rule?: string;
+                /** @description the bound of the rule (minLength: 8) */
+                limit?: number;
             }[];
             /** @description seconds to wait before retrying (429); also the Retry-After header */
             retryAfter?: number;
@@ -27973,8 +27978,13 @@ export interface operations {
                         error: string;
                         message: string;
                         details?: {
+                            /** @description dotted path of the field (roleIds.2 is an item of roleIds) */
                             field: string;
                             message: string;
+                            /** @description what the field broke, to say it in the reader’s language: a JSON Schema keyword (required, minLength, maxLength, pattern, format, minimum, maximum, enum, type, …) or a service rule (unique: the value is taken; same_password, wrong_password) */
+                            rule?: string;
+                            /** @description the bound of the rule (minLength: 8) */
+                            limit?: number;
                         }[];
                         /** @description seconds to wait before retrying (429); also the Retry-After header */
                         retryAfter?: number;
@@ -28884,8 +28894,13 @@ export interface operations {
                         error: string;
                         message: string;
                         details?: {
+                            /** @description dotted path of the field (roleIds.2 is an item of roleIds) */
                             field: string;
                             message: string;
+                            /** @description what the field broke, to say it in the reader’s language: a JSON Schema keyword (required, minLength, maxLength, pattern, format, minimum, maximum, enum, type, …) or a service rule (unique: the value is taken; same_password, wrong_password) */
+                            rule?: string;
+                            /** @description the bound of the rule (minLength: 8) */
+                            limit?: number;
                         }[];
                         /** @description seconds to wait before retrying (429); also the Retry-After header */
                         retryAfter?: number;
@@ -29723,8 +29738,13 @@ export interface operations {
                         error: string;
                         message: string;
                         details?: {
+                            /** @description dotted path of the field (roleIds.2 is an item of roleIds) */
                             field: string;
                             message: string;
+                            /** @description what the field broke, to say it in the reader’s language: a JSON Schema keyword (required, minLength, maxLength, pattern, format, minimum, maximum, enum, type, …) or a service rule (unique: the value is taken; same_password, wrong_password) */
+                            rule?: string;
+                            /** @description the bound of the rule (minLength: 8) */
+                            limit?: number;
                         }[];
                         /** @description seconds to wait before retrying (429); also the Retry-After header */
                         retryAfter?: number;
@@ -29961,8 +29981,13 @@ export interface operations {
                         error: string;
                         message: string;
                         details?: {
+                            /** @description dotted path of the field (roleIds.2 is an item of roleIds) */
                             field: string;
                             message: string;
+                            /** @description what the field broke, to say it in the reader’s language: a JSON Schema keyword (required, minLength, maxLength, pattern, format, minimum, maximum, enum, type, …) or a service rule (unique: the value is taken; same_password, wrong_password) */
+                            rule?: string;
+                            /** @description the bound of the rule (minLength: 8) */
+                            limit?: number;
                         }[];
                         /** @description seconds to wait before retrying (429); also the Retry-After header */
                         retryAfter?: number;
@@ -30620,8 +30645,13 @@ export interface operations {
                         error: string;
                         message: string;
                         details?: {
+                            /** @description dotted path of the field (roleIds.2 is an item of roleIds) */
                             field: string;
                             message: string;
+                            /** @description what the field broke, to say it in the reader’s language: a JSON Schema keyword (required, minLength, maxLength, pattern, format, minimum, maximum, enum, type, …) or a service rule (unique: the value is taken; same_password, wrong_password) */
+                            rule?: string;
+                            /** @description the bound of the rule (minLength: 8) */
+                            limit?: number;
                         }[];
                         /** @description seconds to wait before retrying (429); also the Retry-After header */
                         retryAfter?: number;
@@ -30837,8 +30867,13 @@ export interface operations {
                         error: string;
                         message: string;
                         details?: {
+                            /** @description dotted path of the field (roleIds.2 is an item of roleIds) */
                             field: string;
                             message: string;
+                            /** @description what the field broke, to say it in the reader’s language: a JSON Schema keyword (required, minLength, maxLength, pattern, format, minimum, maximum, enum, type, …) or a service rule (unique: the value is taken; same_password, wrong_password) */
+                            rule?: string;
+                            /** @description the bound of the rule (minLength: 8) */
+                            limit?: number;
                         }[];
                         /** @description seconds to wait before retrying (429); also the Retry-After header */
                         retryAfter?: number;
@@ -31355,8 +31390,13 @@ export interface operations {
                         error: string;
                         message: string;
                         details?: {
+                            /** @description dotted path of the field (roleIds.2 is an item of roleIds) */
                             field: string;
                             message: string;
+                            /** @description what the field broke, to say it in the reader’s language: a JSON Schema keyword (required, minLength, maxLength, pattern, format, minimum, maximum, enum, type, …) or a service rule (unique: the value is taken; same_password, wrong_password) */
+                            rule?: string;
+                            /** @description the bound of the rule (minLength: 8) */
+                            limit?: number;
                         }[];
                         /** @description seconds to wait before retrying (429); also the Retry-After header */
                         retryAfter?: number;
@@ -31551,8 +31591,13 @@ export interface operations {
                         error: string;
                         message: string;
                         details?: {
+                            /** @description dotted path of the field (roleIds.2 is an item of roleIds) */
                             field: string;
                             message: string;
+                            /** @description what the field broke, to say it in the reader’s language: a JSON Schema keyword (required, minLength, maxLength, pattern, format, minimum, maximum, enum, type, …) or a service rule (unique: the value is taken; same_password, wrong_password) */
+                            rule?: string;
+                            /** @description the bound of the rule (minLength: 8) */
+                            limit?: number;
                         }[];
                         /** @description seconds to wait before retrying (429); also the Retry-After header */
                         retryAfter?: number;
@@ -33057,8 +33102,13 @@ export interface operations {
                         error: string;
                         message: string;
                         details?: {
+                            /** @description dotted path of the field (roleIds.2 is an item of roleIds) */
                             field: string;
                             message: string;
+                            /** @description what the field broke, to say it in the reader’s language: a JSON Schema keyword (required, minLength, maxLength, pattern, format, minimum, maximum, enum, type, …) or a service rule (unique: the value is taken; same_password, wrong_password) */
+                            rule?: string;
+                            /** @description the bound of the rule (minLength: 8) */
+                            limit?: number;
                         }[];
                         /** @description seconds to wait before retrying (429); also the Retry-After header */
                         retryAfter?: number;
@@ -33273,8 +33323,13 @@ export interface operations {
                         error: string;
                         message: string;
                         details?: {
+                            /** @description dotted path of the field (roleIds.2 is an item of roleIds) */
                             field: string;
                             message: string;
+                            /** @description what the field broke, to say it in the reader’s language: a JSON Schema keyword (required, minLength, maxLength, pattern, format, minimum, maximum, enum, type, …) or a service rule (unique: the value is taken; same_password, wrong_password) */
+                            rule?: string;
+                            /** @description the bound of the rule (minLength: 8) */
+                            limit?: number;
                         }[];
                         /** @description seconds to wait before retrying (429); also the Retry-After header */
                         retryAfter?: number;
@@ -37131,8 +37186,13 @@ export interface operations {
                         error: string;
                         message: string;
                         details?: {
+                            /** @description dotted path of the field (roleIds.2 is an item of roleIds) */
                             field: string;
                             message: string;
+                            /** @description what the field broke, to say it in the reader’s language: a JSON Schema keyword (required, minLength, maxLength, pattern, format, minimum, maximum, enum, type, …) or a service rule (unique: the value is taken; same_password, wrong_password) */
+                            rule?: string;
+                            /** @description the bound of the rule (minLength: 8) */
+                            limit?: number;
                         }[];
                         /** @description seconds to wait before retrying (429); also the Retry-After header */
                         retryAfter?: number;
@@ -53523,8 +53583,13 @@ export interface operations {
                         error: string;
                         message: string;
                         details?: {
+                            /** @description dotted path of the field (roleIds.2 is an item of roleIds) */
                             field: string;
                             message: string;
+                            /** @description what the field broke, to say it in the reader’s language: a JSON Schema keyword (required, minLength, maxLength, pattern, format, minimum, maximum, enum, type, …) or a service rule (unique: the value is taken; same_password, wrong_password) */
+                            rule?: string;
+                            /** @description the bound of the rule (minLength: 8) */
+                            limit?: number;
                         }[];
                         /** @description seconds to wait before retrying (429); also the Retry-After header */
                         retryAfter?: number;
@@ -54151,8 +54216,13 @@ export interface operations {
                         error: string;
                         message: string;
                         details?: {
+                            /** @description dotted path of the field (roleIds.2 is an item of roleIds) */
                             field: string;
                             message: string;
+                            /** @description what the field broke, to say it in the reader’s language: a JSON Schema keyword (required, minLength, maxLength, pattern, format, minimum, maximum, enum, type, …) or a service rule (unique: the value is taken; same_password, wrong_password) */
+                            rule?: string;
+                            /** @description the bound of the rule (minLength: 8) */
+                            limit?: number;
                         }[];
                         /** @description seconds to wait before retrying (429); also the Retry-After header */
                         retryAfter?: number;
@@ -54366,8 +54436,13 @@ export interface operations {
                         error: string;
                         message: string;
                         details?: {
+                            /** @description dotted path of the field (roleIds.2 is an item of roleIds) */
                             field: string;
                             message: string;
+                            /** @description what the field broke, to say it in the reader’s language: a JSON Schema keyword (required, minLength, maxLength, pattern, format, minimum, maximum, enum, type, …) or a service rule (unique: the value is taken; same_password, wrong_password) */
+                            rule?: string;
+                            /** @description the bound of the rule (minLength: 8) */
+                            limit?: number;
                         }[];
                         /** @description seconds to wait before retrying (429); also the Retry-After header */
                         retryAfter?: number;
@@ -54570,8 +54645,13 @@ export interface operations {
                         error: string;
                         message: string;
                         details?: {
+                            /** @description dotted path of the field (roleIds.2 is an item of roleIds) */
                             field: string;
                             message: string;
+                            /** @description what the field broke, to say it in the reader’s language: a JSON Schema keyword (required, minLength, maxLength, pattern, format, minimum, maximum, enum, type, …) or a service rule (unique: the value is taken; same_password, wrong_password) */
+                            rule?: string;
+                            /** @description the bound of the rule (minLength: 8) */
+                            limit?: number;
                         }[];
                         /** @description seconds to wait before retrying (429); also the Retry-After header */
                         retryAfter?: number;
@@ -55127,8 +55207,13 @@ export interface operations {
                         error: string;
                         message: string;
                         details?: {
+                            /** @description dotted path of the field (roleIds.2 is an item of roleIds) */
                             field: string;
                             message: string;
+                            /** @description what the field broke, to say it in the reader’s language: a JSON Schema keyword (required, minLength, maxLength, pattern, format, minimum, maximum, enum, type, …) or a service rule (unique: the value is taken; same_password, wrong_password) */
+                            rule?: string;
+                            /** @description the bound of the rule (minLength: 8) */
+                            limit?: number;
                         }[];
                         /** @description seconds to wait before retrying (429); also the Retry-After header */
                         retryAfter?: number;

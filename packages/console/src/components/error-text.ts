@@ -1,5 +1,5 @@
 import type { TFunction } from 'i18next';
-import { ApiCallError } from '../api/client';
+import { ApiCallError, type ApiError } from '../api/client';
 
 /**
  * An error as a person reads it: the server's error key translated (its own message otherwise);
@@ -21,4 +21,16 @@ export function errorLine(t: TFunction, err: unknown): string {
   const text = errorText(t, err);
   const id = requestIdOf(err);
   return id ? t('common:errorWithRequestId', { text, id }) : text;
+}
+
+/**
+ * A refused field in the person's language: the rule it broke (a schema keyword or a service's
+ * rule, with its bound), else the error's own key when it is about this field (a taken name), else
+ * the server's English words.
+ */
+export function fieldErrorText(t: TFunction, err: ApiCallError, d: NonNullable<ApiError['details']>[number]): string {
+  if (d.rule && t(`errors:field.${d.rule}`, { defaultValue: '' }))
+    return t(`errors:field.${d.rule}`, { limit: d.limit });
+  if (err.body.error !== 'request.validation_failed') return t(`errors:${err.body.error}`, { defaultValue: d.message });
+  return d.message;
 }

@@ -116,7 +116,7 @@ describe.skipIf(!existsSync(CHROMIUM))('identity pages in Chromium', () => {
     await page.locator('.ant-select-item-option').filter({ hasText: 'User viewer' }).click();
     await page.keyboard.press('Escape');
     await dialog.getByRole('button', { name: 'Save' }).click();
-    await dialog.getByText('already exists', { exact: true }).waitFor(); // the field's own message
+    await dialog.getByText('Already exists.', { exact: true }).waitFor(); // the field's own message
     expect(await dialog.getByRole('alert').first().textContent()).toMatch(/Request id: \S+/);
     await shot(page, 'user-form-error-en-light');
     await dialog.getByLabel('Username').fill('vera');

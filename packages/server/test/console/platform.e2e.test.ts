@@ -64,7 +64,7 @@ describe.skipIf(!hasChromium)('platform pages in Chromium', () => {
     await dialog.getByText('2–32 lower-case letters, digits or hyphens, starting with a letter or digit.').waitFor();
     await dialog.getByLabel('Tenant code').fill('demo');
     await dialog.getByRole('button', { name: 'Save' }).click();
-    await dialog.getByText('already exists', { exact: true }).waitFor();
+    await dialog.getByText('Already exists.', { exact: true }).waitFor();
     expect(await dialog.getByRole('alert').first().textContent()).toMatch(/Request id: \S+/);
     await dialog.getByLabel('Tenant code').fill('acme');
     await dialog.getByRole('button', { name: 'Save' }).click();

@@ -334,7 +334,9 @@ describe('PUT /api/auth/password', () => {
       body: { oldPassword: USER_PASSWORD, newPassword: 'short' },
     });
     expect(res.statusCode).toBe(400);
-    expect(res.json().details).toEqual([{ field: 'newPassword', message: 'must be at least 8 characters' }]);
+    expect(res.json().details).toEqual([
+      { field: 'newPassword', message: 'must be at least 8 characters', rule: 'minLength', limit: 8 },
+    ]);
   });
 
   it('requires sign-in', async () => {

@@ -191,7 +191,8 @@ describe('schemas compiled on first use', () => {
     // first surface as a failed request.
     const count = compileEverySchema(t.app);
     expect(count).toBeGreaterThan(doc ? Object.keys(doc.paths).length : 0);
-  });
+    // pure CPU (every route's validators and serializers at once): slow beside the other worker
+  }, 120_000);
 
   it('a route validates and serializes correctly after its first, lazy compilation', async () => {
     const bad = await call(t.app, 'GET', '/api/users?page=0', { token: t.adminToken });

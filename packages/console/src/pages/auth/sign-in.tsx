@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useNavigate, useSearchParams } from 'react-router';
 import { ApiCallError, api, unwrap } from '../../api/client';
 import { type SignInInput, signIn } from '../../app/session';
-import { errorText, requestIdOf } from '../../components/error-text';
+import { errorText, fieldErrorText, requestIdOf } from '../../components/error-text';
 import { LANGUAGES, type Language, setLanguage } from '../../i18n';
 import './sign-in.css';
 
@@ -67,7 +67,7 @@ export default function SignInPage() {
     } catch (err) {
       setError(err);
       if (err instanceof ApiCallError)
-        setFieldErrors(Object.fromEntries((err.body.details ?? []).map((d) => [d.field, d.message])));
+        setFieldErrors(Object.fromEntries((err.body.details ?? []).map((d) => [d.field, fieldErrorText(t, err, d)])));
       await loadCaptcha(values.tenantCode).catch(() => {});
     } finally {
       setBusy(false);

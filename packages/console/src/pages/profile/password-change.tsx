@@ -1,22 +1,14 @@
 import { Alert, Button, Form, Input } from 'antd';
-import type { TFunction } from 'i18next';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiCallError, api, unwrap } from '../../api/client';
 import { ErrorMessage } from '../../components/error-message';
+import { fieldErrorText } from '../../components/error-text';
 
 type Values = { oldPassword: string; newPassword: string; confirm: string };
 const FIELDS = ['oldPassword', 'newPassword'] as const;
 
 /** The server's field messages (English) in the person's language; an unknown one as the server wrote it. */
-function fieldMessage(t: TFunction, message: string): string {
-  const min = /^must be at least (\d+) characters$/.exec(message);
-  if (min) return t('password.tooShort', { min: Number(min[1]) });
-  if (message === 'must differ from the current password') return t('password.same');
-  if (message === 'does not match the current password') return t('password.wrongOld');
-  return message;
-}
-
 /**
  * PUT /api/auth/password. The server ends the person's other sessions and keeps this one: they stay
  * signed in here, and are told so. A refusal lands on its field, with the request id above.
@@ -46,7 +38,7 @@ export function PasswordChange() {
         form.setFields(
           (err.body.details ?? [])
             .filter((d) => (FIELDS as readonly string[]).includes(d.field))
-            .map((d) => ({ name: d.field as (typeof FIELDS)[number], errors: [fieldMessage(t, d.message)] })),
+            .map((d) => ({ name: d.field as (typeof FIELDS)[number], errors: [fieldErrorText(t, err, d)] })),
         );
     } finally {
       setBusy(false);

@@ -28,15 +28,15 @@ export const identityErrors = {
     new AppError(401, 'auth.refresh_token_reused', 'The refresh token was already used; the session is revoked'),
   wrongPassword: () =>
     new AppError(400, 'auth.wrong_password', 'The current password is wrong', {
-      details: [{ field: 'oldPassword', message: 'does not match the current password' }],
+      details: [{ field: 'oldPassword', message: 'does not match the current password', rule: 'wrong_password' }],
     }),
   weakPassword: (field: string, min: number) =>
     new AppError(400, 'request.validation_failed', 'The request has invalid fields', {
-      details: [{ field, message: `must be at least ${min} characters` }],
+      details: [{ field, message: `must be at least ${min} characters`, rule: 'minLength', limit: min }],
     }),
   samePassword: () =>
     new AppError(400, 'request.validation_failed', 'The request has invalid fields', {
-      details: [{ field: 'newPassword', message: 'must differ from the current password' }],
+      details: [{ field: 'newPassword', message: 'must differ from the current password', rule: 'same_password' }],
     }),
   unknownTenant: () =>
     new AppError(400, 'identity.unknown_tenant', 'No such tenant', {
@@ -58,6 +58,6 @@ export const identityErrors = {
     new AppError(409, 'identity.menu_has_children', 'The menu has child nodes; delete or move them first'),
   conflict: (what: string, field: string) =>
     new AppError(409, `identity.${what}_exists`, `A ${what.replace('_', ' ')} with this ${field} already exists`, {
-      details: [{ field, message: 'already exists' }],
+      details: [{ field, message: 'already exists', rule: 'unique' }],
     }),
 };

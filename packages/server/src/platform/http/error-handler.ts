@@ -211,5 +211,11 @@ function fieldError(v: AjvError, context: string | undefined): FieldError {
     path.push(v.params.additionalProperty);
   }
   const field = path.length ? path.join('.') : (context ?? 'body');
-  return { field, message: v.message ?? 'is invalid' };
+  const limit = v.params.limit;
+  return {
+    field,
+    message: v.message ?? 'is invalid',
+    rule: v.keyword,
+    ...(typeof limit === 'number' && Number.isFinite(limit) ? { limit } : {}),
+  };
 }

@@ -5,7 +5,12 @@ import { Type } from 'typebox';
  * turns it into `{ code, error, message, details?, requestId }` with `status` as HTTP status.
  * Modules keep their factories in `errors.ts` (`identityErrors.userNotFound()`).
  */
-export type FieldError = { field: string; message: string };
+/**
+ * One refused field. `rule` names what it broke, for a client to say it in the person's language:
+ * a JSON Schema keyword (required, minLength, maxLength, pattern, format, minimum, maximum, enum,
+ * type, …) or a rule of a service (unique, same_password, wrong_password); `limit` is the rule's bound.
+ */
+export type FieldError = { field: string; message: string; rule?: string; limit?: number };
 
 export class AppError extends Error {
   readonly status: number;
@@ -70,7 +75,7 @@ export const httpErrors = {
   routeNotFound: (method: string, url: string) => new AppError(404, 'route.not_found', `No route ${method} ${url}`),
   notFound: (key: string, what: string) => new AppError(404, key, `${what} not found`),
   conflict: (key: string, message: string, field?: string) =>
-    new AppError(409, key, message, field ? { details: [{ field, message }] } : undefined),
+    new AppError(409, key, message, field ? { details: [{ field, message, rule: 'unique' }] } : undefined),
   unauthenticated: (message = 'Sign-in required') => new AppError(401, 'auth.unauthenticated', message),
   /** a state-changing request carried a credential cookie without the header scripts add (credential-cookies.ts) */
   cookieWithoutScriptHeader: (cookie: string) =>

@@ -28,7 +28,21 @@ export const ErrorBody = Type.Object(
     code: Type.Integer({ description: 'HTTP status' }),
     error: Type.String({ description: '<module>.<reason>' }),
     message: Type.String(),
-    details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+    details: Type.Optional(
+      Type.Array(
+        Type.Object({
+          field: Type.String({ description: 'dotted path of the field (roleIds.2 is an item of roleIds)' }),
+          message: Type.String(),
+          rule: Type.Optional(
+            Type.String({
+              description:
+                'what the field broke, to say it in the reader’s language: a JSON Schema keyword (required, minLength, maxLength, pattern, format, minimum, maximum, enum, type, …) or a service rule (unique: the value is taken; same_password, wrong_password)',
+            }),
+          ),
+          limit: Type.Optional(Type.Number({ description: 'the bound of the rule (minLength: 8)' })),
+        }),
+      ),
+    ),
     retryAfter: Type.Optional(
       Type.Integer({ minimum: 0, description: 'seconds to wait before retrying (429); also the Retry-After header' }),
     ),
