@@ -3,7 +3,6 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
-import { fileObjects, fileRefs, managedFiles } from '../../src/modules/files/tables.ts';
 import { call, createTestApp, type TestApp, type TestAppOptions } from '../helpers/app.ts';
 
 /** Helpers of the managed-files tests: an app whose storage lives in a temporary DATA_DIR. */
@@ -104,31 +103,6 @@ export function putChunk(t: TestApp, token: string, sessionId: number, index: nu
     payload: data,
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
   });
-}
-
-/**
- * A private managed file of a tenant written straight to the tables, without bytes: for tests
- * that only need a file id of that tenant (tenant isolation). Its content answers 404 anyway.
- */
-export async function managedFileRow(t: TestApp, tenantId: number): Promise<number> {
-  const db = t.database.db;
-  const [object] = await db
-    .insert(fileObjects)
-    .values({
-      sha256: randomBytes(32).toString('hex'),
-      size: 1,
-      storageKey: `objects/fixture-${randomBytes(8).toString('hex')}`,
-      refCount: 1,
-    })
-    .returning();
-  if (!object) throw new Error('file_objects insert failed');
-  const [file] = await db
-    .insert(managedFiles)
-    .values({ tenantId, objectId: object.id, name: 'fixture.pdf', mime: 'application/pdf', size: 1 })
-    .returning();
-  if (!file) throw new Error('managed_files insert failed');
-  await db.insert(fileRefs).values({ fileId: file.id, ownerType: 'upload', ownerId: file.id });
-  return file.id;
 }
 
 export { call };
