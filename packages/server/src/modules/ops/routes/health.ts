@@ -36,7 +36,7 @@ const Health = Type.Object({
 });
 
 /** A required dependency is down: the error names it, and the body carries the whole report. */
-function notReady(report: HealthReport): AppError {
+function notReady(report: HealthReport & { version: string; uptimeSeconds: number }): AppError {
   const down = Object.entries(report.dependencies).filter(([, d]) => d.required && d.state === 'down');
   return new AppError(503, 'ops.dependency_unavailable', `Not ready: ${down.map(([name]) => name).join(', ')} down`, {
     retryAfter: 5,
@@ -51,6 +51,8 @@ const notReadyAnswer = envelopeError('A required dependency (database, job runne
 
 /** `/api/health` (and its liveness and readiness forms) and `/metrics`. */
 export function healthRoutes(app: FastifyInstance, status: StatusService, health: HealthService) {
+  const report = async () => ({ ...(await health.report()), version: VERSION, uptimeSeconds: status.uptimeSeconds() });
+
   route(app, {
     method: 'GET',
     url: '/api/health',
@@ -63,9 +65,9 @@ export function healthRoutes(app: FastifyInstance, status: StatusService, health
     },
     responses: { 503: notReadyAnswer },
     handler: async () => {
-      const report = { ...(await health.report()), version: VERSION, uptimeSeconds: status.uptimeSeconds() };
-      if (!report.ready) throw notReady(report);
-      return report;
+      const r = await report();
+      if (!r.ready) throw notReady(r);
+      return r;
     },
   });
 
@@ -94,9 +96,9 @@ export function healthRoutes(app: FastifyInstance, status: StatusService, health
     },
     responses: { 503: notReadyAnswer },
     handler: async () => {
-      const report = await health.report();
-      if (!report.ready) throw notReady(report);
-      return { status: report.status };
+      const r = await report();
+      if (!r.ready) throw notReady(r);
+      return { status: r.status };
     },
   });
 
