@@ -76,15 +76,16 @@ export function createSessions({ db, cache, clock, config }: Pick<AppContext, 'd
       permissions: perms,
       sessionId,
     };
-    await Promise.all([
-      entry &&
+    // Last activity is refreshed at most once per cache period: "online" without a write per
+    // request. Without Redis neither is done: a Redis outage must not add a write to every request.
+    if (entry)
+      await Promise.all([
         orWhenUnavailable(
           cache.set(principalKey(sessionId), JSON.stringify({ epoch: entry.epoch, principal }), PRINCIPAL_TTL),
           undefined,
         ),
-      // Last activity is refreshed at most once per cache period: "online" without a write per request.
-      repo.touchSession(db, sessionId, now),
-    ]);
+        repo.touchSession(db, sessionId, now),
+      ]);
     return { ...principal, permissions: new Set(perms) };
   }
 

@@ -42,7 +42,7 @@ export function createMetrics(opts: { poolStats: () => PoolStats }) {
   });
   const dependencyFailures = new Counter({
     name: 'atrium_dependency_failures_total',
-    help: 'Calls to a dependency that failed because it could not be reached, and health probes that found it down',
+    help: 'Calls to Redis, storage, SMTP or outbound HTTP that failed for want of an answer, and health probes that found a dependency down',
     labelNames: ['dependency'] as const,
     registers: [registry],
   });
@@ -60,7 +60,7 @@ export function createMetrics(opts: { poolStats: () => PoolStats }) {
   });
   return {
     registry,
-    /** one failed call to a dependency (`database`, `cache`, `storage`, `mail`, `jobs`, `egress`) */
+    /** one failed call to a dependency (`cache`, `storage`, `mail`, `egress`), or a probe that found one down */
     dependencyFailed(dependency: string) {
       dependencyFailures.inc({ dependency });
     },
