@@ -21,7 +21,7 @@ function probes() {
         probe: () => {
           calls[d] = (calls[d] ?? 0) + 1;
           return new Promise((resolve, reject) => {
-            (pending[d] ??= []).push({ resolve, reject });
+            pending[d] = [...(pending[d] ?? []), { resolve, reject }];
           });
         },
       },
