@@ -5,8 +5,12 @@
  * notes any difference: then this file must be updated, or the ratio is not against the same SQL.
  */
 
-/** `GET /api/health`: `ctx.db.execute(sql\`select 1\`)` — no parameters, so the simple protocol. */
+/**
+ * `GET /api/health`'s database probe: `select 1`, no parameters, so the simple protocol. Sent at
+ * most once per 2 s whatever the load (decision 0040: probes are reused), so none per request.
+ */
 export const HEALTH = 'select 1';
+export const HEALTH_REUSE_MS = 2_000;
 
 const USER_COLUMNS =
   '"id", "tenant_id", "username", "password_hash", "nickname", "email", "phone", "department_id", "status", "is_super", "failed_login_count", "locked_until", "password_changed_at", "last_login_at", "last_login_ip", "remark", "created_at", "updated_at"';
@@ -29,6 +33,6 @@ export const PRINCIPAL_TTL_MS = 60_000;
 
 /** What one request costs in SQL once the principal is cached, per scenario: compared with each run's capture. */
 export const PER_REQUEST: Record<'health' | 'users', string[]> = {
-  health: [HEALTH],
+  health: [],
   users: [USERS_PAGE, USERS_COUNT],
 };

@@ -1,5 +1,5 @@
 import websocket from '@fastify/websocket';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import pino, { type DestinationStream } from 'pino';
 import type { Config } from './config.ts';
 import { createDriveModule, driveEvents } from './modules/drive/index.ts';
@@ -24,7 +24,7 @@ import { createSchedulerModule, schedulerEvents } from './modules/scheduler/inde
 import { createSystemModule } from './modules/system/index.ts';
 import { createTasksModule, tasksEvents } from './modules/tasks/index.ts';
 import { type License, loadLicense } from './platform/auth/license.ts';
-import type { Cache } from './platform/cache/cache.ts';
+import type { Cache, CacheEvent } from './platform/cache/cache.ts';
 import type { AppContext } from './platform/context.ts';
 import { createSecretBox } from './platform/crypto/secrets.ts';
 import type { Database } from './platform/db/client.ts';
@@ -35,7 +35,7 @@ import { registerDocsRoutes, registerOpenApi } from './platform/http/openapi.ts'
 import { createPublicLinks } from './platform/http/public-links.ts';
 import { createHttpServer, type HttpServerOptions } from './platform/http/server.ts';
 import { createJobs } from './platform/jobs/jobs.ts';
-import { createMetrics } from './platform/metrics/metrics.ts';
+import { createMetrics, type Metrics } from './platform/metrics/metrics.ts';
 import { createRealtimeHub } from './platform/realtime/hub.ts';
 import { SettingsRegistry } from './platform/settings/registry.ts';
 import { createSettingsStore } from './platform/settings/store.ts';
@@ -110,7 +110,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     db: database.db,
     cache,
     secrets: createSecretBox(config.secretKeys),
-    egress: createEgress({ allow: config.egressAllowHosts }),
+    egress: createEgress({ allow: config.egressAllowHosts, onUnreached: () => metrics.dependencyFailed('egress') }),
     license,
     links: createPublicLinks(config.publicBaseUrl),
     metrics,
@@ -133,6 +133,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       operationStats: (scope, now) => system.operationStats(scope, now),
       signInsByDay: (scope, from, to) => identity.signInsByDay(scope, from, to),
       operationsByDay: (scope, from, to) => system.operationsByDay(scope, from, to),
+    },
+    health: {
+      storage: () => files.probeStorage(),
+      mail: () => messaging.probeMail(),
     },
     notify,
     platformAdmins,
@@ -215,6 +219,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerDocsRoutes(app, { serverUrl: config.publicBaseUrl });
 
   app.decorate('permissionCodes', expandPermissionTemplates(declared, settingsRegistry));
+  const unwatch = cache.watch(cacheEvents(logger, metrics));
+  app.addHook('onClose', async () => unwatch());
   app.addHook('onClose', async () => ctx.realtime.closeAll());
   app.addHook('onClose', async () => ctx.jobs.stop());
   await ctx.jobs.start(); // after every module declared its queues; onReady hooks may schedule
@@ -230,4 +236,21 @@ function expandPermissionTemplates(declared: Set<string>, registry: SettingsRegi
     else out.add(code);
   }
   return out;
+}
+
+/**
+ * A Redis outage in the log once when it starts and once when it ends (never per request), and
+ * every call it failed in the dependency failure counter (docs/decisions/0040-dependency-faults.md).
+ */
+function cacheEvents(log: FastifyBaseLogger, metrics: Metrics) {
+  return (e: CacheEvent) => {
+    if (e.type === 'failure') metrics.dependencyFailed('cache');
+    else if (e.type === 'down')
+      log.warn(
+        { err: e.error },
+        'cache: Redis does not answer. Until it is back: principals and settings are read from PostgreSQL, ' +
+          'rate limits count per instance, live push reaches this instance only, captchas and share-link sessions answer 503',
+      );
+    else if (e.type === 'up') log.info({ downForMs: e.downForMs }, 'cache: Redis answers again');
+  };
 }

@@ -11,8 +11,42 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Health of the process and its database (503 when the database does not answer) */
+        /** Each dependency’s state and latency; degraded when one is down, 503 when a required one is */
         get: operations["ops.health.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness: the process answers (no dependency is called; restart the instance only when this fails) */
+        get: operations["ops.health.live"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/health/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness: 503 while the database or the job runner is down (send traffic elsewhere, do not restart) */
+        get: operations["ops.health.ready"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5325,17 +5359,333 @@ export interface operations {
                         code: 0;
                         message: string;
                         data: {
-                            /** @enum {string} */
-                            status: "ok";
+                            /** @description degraded: a dependency is down (503 when a required one is) */
+                            status: "ok" | "degraded";
+                            ready: boolean;
                             version: string;
                             uptimeSeconds: number;
-                            database: {
-                                kind: string;
-                                latencyMs: number;
+                            dependencies: {
+                                database: {
+                                    /** @description not_configured: nothing set up (no REDIS_URL, no platform SMTP); disabled: set up, switched off */
+                                    state: "up" | "down" | "disabled" | "not_configured";
+                                    /** @description while it is down the instance is not ready (503) */
+                                    required: boolean;
+                                    /** @description embedded / external, redis / memory, local / s3, smtp, pg-boss */
+                                    kind: string;
+                                    /** @description the probe round trip; null when not called */
+                                    latencyMs: number | null;
+                                    /** @description why it is down (no addresses: the report is public) */
+                                    error?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description probes are bounded (1 s) and reused for 2 s
+                                     */
+                                    checkedAt: string;
+                                };
+                                jobs: {
+                                    /** @description not_configured: nothing set up (no REDIS_URL, no platform SMTP); disabled: set up, switched off */
+                                    state: "up" | "down" | "disabled" | "not_configured";
+                                    /** @description while it is down the instance is not ready (503) */
+                                    required: boolean;
+                                    /** @description embedded / external, redis / memory, local / s3, smtp, pg-boss */
+                                    kind: string;
+                                    /** @description the probe round trip; null when not called */
+                                    latencyMs: number | null;
+                                    /** @description why it is down (no addresses: the report is public) */
+                                    error?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description probes are bounded (1 s) and reused for 2 s
+                                     */
+                                    checkedAt: string;
+                                };
+                                cache: {
+                                    /** @description not_configured: nothing set up (no REDIS_URL, no platform SMTP); disabled: set up, switched off */
+                                    state: "up" | "down" | "disabled" | "not_configured";
+                                    /** @description while it is down the instance is not ready (503) */
+                                    required: boolean;
+                                    /** @description embedded / external, redis / memory, local / s3, smtp, pg-boss */
+                                    kind: string;
+                                    /** @description the probe round trip; null when not called */
+                                    latencyMs: number | null;
+                                    /** @description why it is down (no addresses: the report is public) */
+                                    error?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description probes are bounded (1 s) and reused for 2 s
+                                     */
+                                    checkedAt: string;
+                                };
+                                storage: {
+                                    /** @description not_configured: nothing set up (no REDIS_URL, no platform SMTP); disabled: set up, switched off */
+                                    state: "up" | "down" | "disabled" | "not_configured";
+                                    /** @description while it is down the instance is not ready (503) */
+                                    required: boolean;
+                                    /** @description embedded / external, redis / memory, local / s3, smtp, pg-boss */
+                                    kind: string;
+                                    /** @description the probe round trip; null when not called */
+                                    latencyMs: number | null;
+                                    /** @description why it is down (no addresses: the report is public) */
+                                    error?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description probes are bounded (1 s) and reused for 2 s
+                                     */
+                                    checkedAt: string;
+                                };
+                                mail: {
+                                    /** @description not_configured: nothing set up (no REDIS_URL, no platform SMTP); disabled: set up, switched off */
+                                    state: "up" | "down" | "disabled" | "not_configured";
+                                    /** @description while it is down the instance is not ready (503) */
+                                    required: boolean;
+                                    /** @description embedded / external, redis / memory, local / s3, smtp, pg-boss */
+                                    kind: string;
+                                    /** @description the probe round trip; null when not called */
+                                    latencyMs: number | null;
+                                    /** @description why it is down (no addresses: the report is public) */
+                                    error?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description probes are bounded (1 s) and reused for 2 s
+                                     */
+                                    checkedAt: string;
+                                };
                             };
-                            cache: {
-                                kind: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required dependency (database, job runner) is down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status */
+                        code: number;
+                        /** @description <module>.<reason> */
+                        error: string;
+                        message: string;
+                        details?: {
+                            field: string;
+                            message: string;
+                        }[];
+                        /** @description seconds to wait before retrying (429); also the Retry-After header */
+                        retryAfter?: number;
+                        requestId: string;
+                        health?: {
+                            /** @description degraded: a dependency is down (503 when a required one is) */
+                            status: "ok" | "degraded";
+                            ready: boolean;
+                            version: string;
+                            uptimeSeconds: number;
+                            dependencies: {
+                                database: {
+                                    /** @description not_configured: nothing set up (no REDIS_URL, no platform SMTP); disabled: set up, switched off */
+                                    state: "up" | "down" | "disabled" | "not_configured";
+                                    /** @description while it is down the instance is not ready (503) */
+                                    required: boolean;
+                                    /** @description embedded / external, redis / memory, local / s3, smtp, pg-boss */
+                                    kind: string;
+                                    /** @description the probe round trip; null when not called */
+                                    latencyMs: number | null;
+                                    /** @description why it is down (no addresses: the report is public) */
+                                    error?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description probes are bounded (1 s) and reused for 2 s
+                                     */
+                                    checkedAt: string;
+                                };
+                                jobs: {
+                                    /** @description not_configured: nothing set up (no REDIS_URL, no platform SMTP); disabled: set up, switched off */
+                                    state: "up" | "down" | "disabled" | "not_configured";
+                                    /** @description while it is down the instance is not ready (503) */
+                                    required: boolean;
+                                    /** @description embedded / external, redis / memory, local / s3, smtp, pg-boss */
+                                    kind: string;
+                                    /** @description the probe round trip; null when not called */
+                                    latencyMs: number | null;
+                                    /** @description why it is down (no addresses: the report is public) */
+                                    error?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description probes are bounded (1 s) and reused for 2 s
+                                     */
+                                    checkedAt: string;
+                                };
+                                cache: {
+                                    /** @description not_configured: nothing set up (no REDIS_URL, no platform SMTP); disabled: set up, switched off */
+                                    state: "up" | "down" | "disabled" | "not_configured";
+                                    /** @description while it is down the instance is not ready (503) */
+                                    required: boolean;
+                                    /** @description embedded / external, redis / memory, local / s3, smtp, pg-boss */
+                                    kind: string;
+                                    /** @description the probe round trip; null when not called */
+                                    latencyMs: number | null;
+                                    /** @description why it is down (no addresses: the report is public) */
+                                    error?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description probes are bounded (1 s) and reused for 2 s
+                                     */
+                                    checkedAt: string;
+                                };
+                                storage: {
+                                    /** @description not_configured: nothing set up (no REDIS_URL, no platform SMTP); disabled: set up, switched off */
+                                    state: "up" | "down" | "disabled" | "not_configured";
+                                    /** @description while it is down the instance is not ready (503) */
+                                    required: boolean;
+                                    /** @description embedded / external, redis / memory, local / s3, smtp, pg-boss */
+                                    kind: string;
+                                    /** @description the probe round trip; null when not called */
+                                    latencyMs: number | null;
+                                    /** @description why it is down (no addresses: the report is public) */
+                                    error?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description probes are bounded (1 s) and reused for 2 s
+                                     */
+                                    checkedAt: string;
+                                };
+                                mail: {
+                                    /** @description not_configured: nothing set up (no REDIS_URL, no platform SMTP); disabled: set up, switched off */
+                                    state: "up" | "down" | "disabled" | "not_configured";
+                                    /** @description while it is down the instance is not ready (503) */
+                                    required: boolean;
+                                    /** @description embedded / external, redis / memory, local / s3, smtp, pg-boss */
+                                    kind: string;
+                                    /** @description the probe round trip; null when not called */
+                                    latencyMs: number | null;
+                                    /** @description why it is down (no addresses: the report is public) */
+                                    error?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description probes are bounded (1 s) and reused for 2 s
+                                     */
+                                    checkedAt: string;
+                                };
                             };
+                        };
+                    };
+                };
+            };
+        };
+    };
+    "ops.health.live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        message: string;
+                        data: {
+                            /** @enum {string} */
+                            status: "ok";
+                            uptimeSeconds: number;
                         };
                     };
                 };
@@ -5437,6 +5787,239 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "ops.health.ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        message: string;
+                        data: {
+                            status: "ok" | "degraded";
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A required dependency (database, job runner) is down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description HTTP status */
+                        code: number;
+                        /** @description <module>.<reason> */
+                        error: string;
+                        message: string;
+                        details?: {
+                            field: string;
+                            message: string;
+                        }[];
+                        /** @description seconds to wait before retrying (429); also the Retry-After header */
+                        retryAfter?: number;
+                        requestId: string;
+                        health?: {
+                            /** @description degraded: a dependency is down (503 when a required one is) */
+                            status: "ok" | "degraded";
+                            ready: boolean;
+                            version: string;
+                            uptimeSeconds: number;
+                            dependencies: {
+                                database: {
+                                    /** @description not_configured: nothing set up (no REDIS_URL, no platform SMTP); disabled: set up, switched off */
+                                    state: "up" | "down" | "disabled" | "not_configured";
+                                    /** @description while it is down the instance is not ready (503) */
+                                    required: boolean;
+                                    /** @description embedded / external, redis / memory, local / s3, smtp, pg-boss */
+                                    kind: string;
+                                    /** @description the probe round trip; null when not called */
+                                    latencyMs: number | null;
+                                    /** @description why it is down (no addresses: the report is public) */
+                                    error?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description probes are bounded (1 s) and reused for 2 s
+                                     */
+                                    checkedAt: string;
+                                };
+                                jobs: {
+                                    /** @description not_configured: nothing set up (no REDIS_URL, no platform SMTP); disabled: set up, switched off */
+                                    state: "up" | "down" | "disabled" | "not_configured";
+                                    /** @description while it is down the instance is not ready (503) */
+                                    required: boolean;
+                                    /** @description embedded / external, redis / memory, local / s3, smtp, pg-boss */
+                                    kind: string;
+                                    /** @description the probe round trip; null when not called */
+                                    latencyMs: number | null;
+                                    /** @description why it is down (no addresses: the report is public) */
+                                    error?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description probes are bounded (1 s) and reused for 2 s
+                                     */
+                                    checkedAt: string;
+                                };
+                                cache: {
+                                    /** @description not_configured: nothing set up (no REDIS_URL, no platform SMTP); disabled: set up, switched off */
+                                    state: "up" | "down" | "disabled" | "not_configured";
+                                    /** @description while it is down the instance is not ready (503) */
+                                    required: boolean;
+                                    /** @description embedded / external, redis / memory, local / s3, smtp, pg-boss */
+                                    kind: string;
+                                    /** @description the probe round trip; null when not called */
+                                    latencyMs: number | null;
+                                    /** @description why it is down (no addresses: the report is public) */
+                                    error?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description probes are bounded (1 s) and reused for 2 s
+                                     */
+                                    checkedAt: string;
+                                };
+                                storage: {
+                                    /** @description not_configured: nothing set up (no REDIS_URL, no platform SMTP); disabled: set up, switched off */
+                                    state: "up" | "down" | "disabled" | "not_configured";
+                                    /** @description while it is down the instance is not ready (503) */
+                                    required: boolean;
+                                    /** @description embedded / external, redis / memory, local / s3, smtp, pg-boss */
+                                    kind: string;
+                                    /** @description the probe round trip; null when not called */
+                                    latencyMs: number | null;
+                                    /** @description why it is down (no addresses: the report is public) */
+                                    error?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description probes are bounded (1 s) and reused for 2 s
+                                     */
+                                    checkedAt: string;
+                                };
+                                mail: {
+                                    /** @description not_configured: nothing set up (no REDIS_URL, no platform SMTP); disabled: set up, switched off */
+                                    state: "up" | "down" | "disabled" | "not_configured";
+                                    /** @description while it is down the instance is not ready (503) */
+                                    required: boolean;
+                                    /** @description embedded / external, redis / memory, local / s3, smtp, pg-boss */
+                                    kind: string;
+                                    /** @description the probe round trip; null when not called */
+                                    latencyMs: number | null;
+                                    /** @description why it is down (no addresses: the report is public) */
+                                    error?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description probes are bounded (1 s) and reused for 2 s
+                                     */
+                                    checkedAt: string;
+                                };
+                            };
+                        };
+                    };
                 };
             };
         };

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StorageNotFound } from '../../src/platform/storage/provider.ts';
+import { StorageNotFound, StorageUnavailable } from '../../src/platform/storage/provider.ts';
 import { createS3Provider, type S3Provider } from '../../src/platform/storage/s3.ts';
 import { startS3rver, type TestS3 } from './storage-s3rver.ts';
 
@@ -152,12 +152,15 @@ describe('S3 provider against s3rver', () => {
     }
   });
 
-  it('fails with the server error when the credentials are wrong', async () => {
+  it('fails with 503 storage_unavailable, the server error as its cause, when the credentials are wrong', async () => {
     // s3rver checks the access key id (it does not verify SigV4 signatures)
     const wrong = make({ accessKeyId: 'AKIAUNKNOWN', maxAttempts: 1 });
-    await expect(wrong.put('x/y', Readable.from([Buffer.from('x')]), { contentType: 'text/plain' })).rejects.toThrow(
-      /access key id/i,
-    );
+    const err = await wrong
+      .put('x/y', Readable.from([Buffer.from('x')]), { contentType: 'text/plain' })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StorageUnavailable);
+    expect(err).toMatchObject({ status: 503, key: 'ops.storage_unavailable' });
+    expect(String((err as StorageUnavailable).cause)).toMatch(/access key id/i);
     expect(await provider.head('x/y')).toBeNull();
   });
 });

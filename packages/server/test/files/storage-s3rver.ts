@@ -32,19 +32,32 @@ export type TestS3 = {
   accessKeyId: string;
   secretAccessKey: string;
   directory: string;
+  port: number;
+  /** stops the server and keeps its objects: `startS3rver(bucket, { port, directory })` serves them again */
+  halt(): Promise<void>;
   stop(): Promise<void>;
 };
 
-export async function startS3rver(bucket = 'atrium-test'): Promise<TestS3> {
-  const directory = await mkdtemp(join(tmpdir(), 'atrium-s3rver-'));
+export async function startS3rver(
+  bucket = 'atrium-test',
+  again?: { port: number; directory: string },
+): Promise<TestS3> {
+  const directory = again?.directory ?? (await mkdtemp(join(tmpdir(), 'atrium-s3rver-')));
   const server = new S3rver({
     address: '127.0.0.1',
-    port: 0,
+    port: again?.port ?? 0,
     silent: true,
     directory,
     configureBuckets: [{ name: bucket, configs: [] }],
   });
   const { port } = await server.run();
+  let running = true;
+  const halt = async () => {
+    if (!running) return;
+    running = false;
+    server.httpServer?.closeAllConnections();
+    await server.close();
+  };
   return {
     endpoint: `http://127.0.0.1:${port}`,
     bucket,
@@ -52,9 +65,10 @@ export async function startS3rver(bucket = 'atrium-test'): Promise<TestS3> {
     accessKeyId: S3_ACCESS_KEY_ID,
     secretAccessKey: S3_SECRET,
     directory,
+    port,
+    halt,
     async stop() {
-      server.httpServer?.closeAllConnections();
-      await server.close();
+      await halt();
       await rm(directory, { recursive: true, force: true });
     },
   };

@@ -20,9 +20,16 @@ export type SmtpReceiver = {
  * `rejectRcpt` refuses chosen recipients with a 550, as a real server refuses unknown mailboxes.
  */
 export async function startSmtp(
-  opts: { auth?: { user: string; pass: string }; rejectRcpt?: (address: string) => boolean } = {},
+  opts: {
+    auth?: { user: string; pass: string };
+    rejectRcpt?: (address: string) => boolean;
+    /** listen on this port (a server started again where a stopped one was); default a free one */
+    port?: number;
+    /** keep what arrives here (the list of a server stopped before) */
+    received?: Received[];
+  } = {},
 ): Promise<SmtpReceiver> {
-  const received: Received[] = [];
+  const received: Received[] = opts.received ?? [];
   const server = new SMTPServer({
     secure: false,
     logger: false,
@@ -57,7 +64,7 @@ export async function startSmtp(
       );
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve));
   const port = (server.server.address() as AddressInfo).port;
   return { port, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }

@@ -70,6 +70,8 @@ export function createFilesModule(ctx: AppContext) {
     dropRef: refs.dropRef,
     collectOrphans: collector.collectOrphans,
     expireUploadSessions: uploads.expireUploadSessions,
+    /** the health check of the platform's default storage */
+    probeStorage: resolver.probe,
     async register(app: FastifyInstance) {
       app.decorate('files', mod);
       // Multipart and raw octet-stream bodies are parsed only by the routes of this module.

@@ -1,6 +1,7 @@
 import type { LookupFunction } from 'node:net';
 import { join } from 'node:path';
 import type { AppContext } from '../../platform/context.ts';
+import { ProbeFailure, type ProbeResult } from '../../platform/health/dependency-checks.ts';
 import { configSecret, listedConfigRepository } from '../../platform/provider-configs/index.ts';
 import { createLocalProvider } from '../../platform/storage/local.ts';
 import type { StorageProvider } from '../../platform/storage/provider.ts';
@@ -26,6 +27,11 @@ export type StorageResolver = {
   invalidate(configId: number): void;
   /** builds an uncached provider from a configuration row (connectivity test) */
   build(row: StorageConfigRow, opts?: { probe?: boolean }): StorageProvider;
+  /**
+   * The health check of the platform's default storage (tenants' own are not probed): one HEAD
+   * of an absent key, one attempt. Throws when it does not answer.
+   */
+  probe(): Promise<ProbeResult>;
   close(): void;
 };
 
@@ -38,11 +44,12 @@ export class StorageConfigMissing extends Error {
 type Entry = { version: number; provider: StorageProvider };
 
 export function createStorageResolver(
-  ctx: Pick<AppContext, 'db' | 'config' | 'secrets'>,
+  ctx: Pick<AppContext, 'db' | 'config' | 'secrets' | 'metrics'>,
   opts: { localRoot?: string } = {},
 ): StorageResolver {
   const local = createLocalProvider(opts.localRoot ?? join(ctx.config.dataDir, 'files'));
   const cache = new Map<number, Entry>();
+  const probes = new Map<number, Entry>();
   const configs = listedConfigRepository(storageConfigs);
   const secret = configSecret<StorageConfigRow, 'secretEncrypted', 'hasSecret'>(ctx.secrets, STORAGE_SECRET);
 
@@ -71,17 +78,18 @@ export function createStorageResolver(
       secretAccessKey: secret.open(row) ?? '',
       forcePathStyle: s.forcePathStyle,
       prefix: s.prefix,
+      onUnavailable: () => ctx.metrics.dependencyFailed('storage'),
       ...(o.probe ? { maxAttempts: 1, connectTimeoutMs: 5_000 } : {}),
     });
   };
 
-  const cached = (row: StorageConfigRow): StorageProvider => {
+  const cached = (row: StorageConfigRow, entries = cache, o: { probe?: boolean } = {}): StorageProvider => {
     const version = row.updatedAt.getTime();
-    const hit = cache.get(row.id);
+    const hit = entries.get(row.id);
     if (hit && hit.version === version) return hit.provider;
     // The replaced provider is dropped, not closed: downloads in flight may still be using it.
-    const provider = build(row);
-    cache.set(row.id, { version, provider });
+    const provider = build(row, o);
+    entries.set(row.id, { version, provider });
     return provider;
   };
 
@@ -106,9 +114,21 @@ export function createStorageResolver(
       cache.delete(configId);
     },
 
+    async probe() {
+      const row = await configs.effectiveDefault(ctx.db, null).catch(() => {
+        throw new ProbeFailure('unknown', 'its configuration cannot be read (database)');
+      });
+      const provider = row ? cached(row, probes, { probe: true }) : local;
+      await provider.head('atrium-health/probe').catch((err: unknown) => {
+        throw new ProbeFailure(provider.kind, '', err);
+      });
+      return { kind: provider.kind };
+    },
+
     close() {
-      for (const e of cache.values()) closeProvider(e.provider);
+      for (const e of [...cache.values(), ...probes.values()]) closeProvider(e.provider);
       cache.clear();
+      probes.clear();
     },
   };
 }

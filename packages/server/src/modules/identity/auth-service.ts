@@ -35,7 +35,7 @@ export function createAuthService({
   const security = (tenantId: number | null) => settingsStore.effective<SecuritySettings>('security', tenantId);
 
   async function limit(key: string, max: number) {
-    const { count, ttl } = await cache.incr(key, 60);
+    const { count, ttl } = await cache.rateCount(key, 60);
     if (count > max) throw httpErrors.rateLimited(ttl);
   }
 

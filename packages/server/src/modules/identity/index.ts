@@ -88,6 +88,14 @@ export function createIdentityModule(ctx: AppContext, deps: { notify: Notifier['
         const { revoked } = JSON.parse(raw) as { revoked: number[] };
         for (const id of revoked) ctx.realtime.disconnectSession(id);
       });
+      // Back from a Redis outage: revocations and permission changes made meanwhile could not
+      // reach the cached principals, so every instance reloads them.
+      ctx.cache.watch((e) => {
+        if (e.type === 'resync')
+          sessions
+            .invalidatePermissions()
+            .catch((err) => ctx.log.warn({ err }, 'identity: epoch bump after a Redis outage failed'));
+      });
     },
   };
 }

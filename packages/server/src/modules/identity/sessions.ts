@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { UserPrincipal } from '../../platform/auth/principal.ts';
-import type { Cache } from '../../platform/cache/cache.ts';
+import { type Cache, orWhenUnavailable } from '../../platform/cache/cache.ts';
 import type { AppContext } from '../../platform/context.ts';
 import { randomToken, sha256 } from '../../platform/crypto/digest.ts';
 import type { Db } from '../../platform/db/client.ts';
@@ -16,6 +16,10 @@ import { identityErrors } from './errors.ts';
  * the current authorization epoch. Any change to roles, menus, users or tenants bumps the epoch,
  * so every instance reloads permissions on the next request; a revoked session is deleted from
  * the cache and marked in the database, so a forced logout on one instance holds on all.
+ *
+ * While Redis is down, principals are read from PostgreSQL at every request and nothing is
+ * cached; a deletion or epoch bump that could not be written is made good when Redis is back
+ * (identity's index.ts bumps the epoch on `resync`), and a cached principal lives a minute anyway.
  */
 type CachedPrincipal = { epoch: string; principal: Omit<UserPrincipal, 'permissions'> & { permissions: string[] } };
 
@@ -26,7 +30,7 @@ export const SESSION_CONTROL_CHANNEL = 'session-control';
 
 /** A new authorization epoch: every cached principal, on every instance, is reloaded at its next request. */
 export async function invalidatePermissions(cache: Cache): Promise<void> {
-  await cache.set(EPOCH_KEY, `${Date.now()}-${randomToken(6)}`, 30 * 86_400);
+  await orWhenUnavailable(cache.set(EPOCH_KEY, `${Date.now()}-${randomToken(6)}`, 30 * 86_400), undefined);
 }
 
 export type TokenPair = {
@@ -40,16 +44,20 @@ export type TokenPair = {
 export function createSessions({ db, cache, clock, config }: Pick<AppContext, 'db' | 'cache' | 'clock' | 'config'>) {
   const access = accessTokens(config.jwtSecret, config.accessTokenTtlSeconds);
 
-  async function currentEpoch(): Promise<string> {
-    return (await cache.get(EPOCH_KEY)) ?? '0';
+  /** The epoch and the cached principal; null when Redis does not answer (read the database, cache nothing). */
+  async function cachedEntry(sessionId: number): Promise<{ epoch: string; cached: string | null } | null> {
+    const read = Promise.all([cache.get(EPOCH_KEY), cache.get(principalKey(sessionId))]);
+    const found = await orWhenUnavailable(read, null);
+    return found && { epoch: found[0] ?? '0', cached: found[1] };
   }
 
   async function loadPrincipal(sessionId: number, userId: number): Promise<UserPrincipal | null> {
     const now = clock();
-    const [epoch, cached] = await Promise.all([currentEpoch(), cache.get(principalKey(sessionId))]);
-    if (cached) {
+    const entry = await cachedEntry(sessionId);
+    const cached = entry?.cached;
+    if (entry && cached) {
       const c = JSON.parse(cached) as CachedPrincipal;
-      if (c.epoch === epoch && c.principal.userId === userId) {
+      if (c.epoch === entry.epoch && c.principal.userId === userId) {
         return { ...c.principal, permissions: new Set(c.principal.permissions) };
       }
     }
@@ -68,11 +76,16 @@ export function createSessions({ db, cache, clock, config }: Pick<AppContext, 'd
       permissions: perms,
       sessionId,
     };
-    await Promise.all([
-      cache.set(principalKey(sessionId), JSON.stringify({ epoch, principal }), PRINCIPAL_TTL),
-      // Last activity is refreshed at most once per cache period: "online" without a write per request.
-      repo.touchSession(db, sessionId, now),
-    ]);
+    // Last activity is refreshed at most once per cache period: "online" without a write per
+    // request. Without Redis neither is done: a Redis outage must not add a write to every request.
+    if (entry)
+      await Promise.all([
+        orWhenUnavailable(
+          cache.set(principalKey(sessionId), JSON.stringify({ epoch: entry.epoch, principal }), PRINCIPAL_TTL),
+          undefined,
+        ),
+        repo.touchSession(db, sessionId, now),
+      ]);
     return { ...principal, permissions: new Set(perms) };
   }
 
@@ -107,7 +120,8 @@ export function createSessions({ db, cache, clock, config }: Pick<AppContext, 'd
   async function revoke(where: Parameters<typeof repo.revokeSessions>[1], reason: string): Promise<number[]> {
     const ids = await repo.revokeSessions(db, where, reason, clock());
     if (ids.length) {
-      await cache.del(...ids.map(principalKey));
+      // the rows are revoked; a cached principal Redis could not drop now goes at the epoch bump after the outage
+      await orWhenUnavailable(cache.del(...ids.map(principalKey)), undefined);
       await cache.publish(SESSION_CONTROL_CHANNEL, JSON.stringify({ revoked: ids }));
     }
     return ids;

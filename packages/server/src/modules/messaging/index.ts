@@ -31,9 +31,10 @@ export function createMessagingModule(ctx: AppContext, deps: MessagingDeps, even
   const catalog = createCatalog(events);
   ctx.settingsRegistry.register(messagingSettings);
   const channels = createChannelRegistry();
+  const email = createEmail(ctx, deps);
   const areas: MessagingArea[] = [
     createInApp(ctx, deps),
-    createEmail(ctx, deps),
+    email,
     createSms(ctx, deps),
     createPush(ctx, deps),
     createAnnouncements(ctx, deps),
@@ -59,6 +60,8 @@ export function createMessagingModule(ctx: AppContext, deps: MessagingDeps, even
     notifyWithin: notifier.notifyWithin,
     /** expands and delivers one outbox row now (tests, and the queue handler) */
     process,
+    /** the health check of the platform's SMTP server */
+    probeMail: email.probe,
     async register(app: FastifyInstance) {
       for (const area of areas) area.register(app);
     },

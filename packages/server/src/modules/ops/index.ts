@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../platform/context.ts';
+import { createHealthService, type HealthSources } from './health-service.ts';
 import { opsJobs } from './jobs.ts';
 import { checkLicense } from './license-check.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
@@ -12,9 +13,10 @@ import { opsSettings } from './settings.ts';
 import { createStatusService, type DashboardSources } from './status-service.ts';
 
 export { opsEvents } from './events.ts';
+export type { HealthSources } from './health-service.ts';
 export type { DashboardSources } from './status-service.ts';
 
-export type OpsDeps = { dashboard: DashboardSources } & AlertDeps;
+export type OpsDeps = { dashboard: DashboardSources; health: HealthSources } & AlertDeps;
 
 /** Operations: health, metrics, server monitor, licence, dashboard. */
 export function createOpsModule(ctx: AppContext, deps: OpsDeps) {
@@ -24,9 +26,10 @@ export function createOpsModule(ctx: AppContext, deps: OpsDeps) {
     checkLicense: () => checkLicense(ctx, deps),
   }));
   const status = createStatusService(ctx, deps.dashboard);
+  const health = createHealthService(ctx, deps.health);
   return {
     async register(app: FastifyInstance) {
-      healthRoutes(app, status);
+      healthRoutes(app, status, health);
       serverMonitorRoutes(app, status);
       serverAlertRoutes(app, deps);
       licenseRoutes(app, status);

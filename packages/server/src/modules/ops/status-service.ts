@@ -1,7 +1,5 @@
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
-import { AppError } from '../../platform/http/errors.ts';
-import { VERSION } from '../../version.ts';
 import { serverSnapshot } from './server-monitor.ts';
 
 /**
@@ -39,23 +37,7 @@ export function createStatusService(
   sources: DashboardSources,
 ) {
   return {
-    /** 503 when the database does not answer */
-    async health() {
-      const t0 = performance.now();
-      try {
-        await ctx.database.exec('select 1');
-      } catch (err) {
-        ctx.log.error({ err }, 'health: database check failed');
-        throw new AppError(503, 'ops.database_unavailable', 'The database does not answer');
-      }
-      return {
-        status: 'ok' as const,
-        version: VERSION,
-        uptimeSeconds: Math.floor((Date.now() - startedAt) / 1000),
-        database: { kind: ctx.database.kind, latencyMs: Math.round((performance.now() - t0) * 100) / 100 },
-        cache: { kind: ctx.cache.kind },
-      };
-    },
+    uptimeSeconds: () => Math.floor((Date.now() - startedAt) / 1000),
 
     /** the Prometheus exposition and its media type */
     async metrics() {

@@ -5,7 +5,7 @@ export type LocalCacheOptions<V> = {
   channel: string;
   /** reads the value afresh (a miss, an expired entry, `reload`) */
   load: (key: string) => Promise<V>;
-  cache: Pick<Cache, 'publish' | 'subscribe'>;
+  cache: Pick<Cache, 'publish' | 'subscribe' | 'watch'>;
   clock: () => Date;
   /** a bound on staleness should an invalidation message be lost (Redis reconnecting); default 30 s */
   ttlMs?: number;
@@ -14,7 +14,7 @@ export type LocalCacheOptions<V> = {
 };
 
 export type LocalCache<V> = {
-  /** subscribes to other instances' changes; call once while the module registers */
+  /** subscribes to other instances' changes (and forgets everything after a Redis outage); call once while the module registers */
   listen(): Promise<void>;
   get(key: string): Promise<V>;
   /** the value as the source has it now, kept for later `get`s */
@@ -27,7 +27,8 @@ export type LocalCache<V> = {
  * The one read-through cache for hot reads of rarely changed rows (settings, OAuth clients,
  * reporting sites, alert rules): each instance keeps values in memory, and a change drops the key
  * here at once and, through cache pub/sub (Redis when several instances run), everywhere else
- * within milliseconds. A load in flight across a change does not store what it read.
+ * within milliseconds. A load in flight across a change does not store what it read. Changes
+ * published while Redis was down never arrive: when it is back, every entry is dropped.
  */
 export function createLocalCache<V>(opts: LocalCacheOptions<V>): LocalCache<V> {
   const ttlMs = opts.ttlMs ?? 30_000;
@@ -50,7 +51,14 @@ export function createLocalCache<V>(opts: LocalCacheOptions<V>): LocalCache<V> {
     return value;
   };
   return {
-    listen: () => opts.cache.subscribe(opts.channel, drop),
+    async listen() {
+      opts.cache.watch((e) => {
+        if (e.type !== 'resync') return;
+        generation++;
+        entries.clear();
+      });
+      await opts.cache.subscribe(opts.channel, drop);
+    },
     async get(key) {
       const hit = entries.get(key);
       if (hit && opts.clock().getTime() - hit.at < ttlMs) return hit.value;

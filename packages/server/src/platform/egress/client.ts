@@ -4,7 +4,7 @@ import { Agent, buildConnector, type Dispatcher, request as undiciRequest } from
 import { VERSION } from '../../version.ts';
 import { blockedReason, parseIp } from './address.ts';
 import { type AllowEntry, addressAllowed, hostAllowed, normalizeHost } from './allow-list.ts';
-import { EgressError } from './errors.ts';
+import { EgressError, type EgressErrorCode } from './errors.ts';
 
 /**
  * The one outbound HTTP client (webhooks, channels, providers). Every hop of a call:
@@ -81,7 +81,17 @@ export const systemResolver: Resolver = async (hostname) => {
 
 type Destination = { url: URL; addresses: ResolvedAddress[] };
 
-export function createEgress(opts: { allow?: AllowEntry[]; resolve?: Resolver } = {}): Egress {
+/** The remote side did not answer (as opposed to a destination refused by the guard). */
+const UNREACHED = new Set<EgressErrorCode>(['egress.dns_failed', 'egress.network_error', 'egress.timeout']);
+
+export function createEgress(
+  opts: {
+    allow?: AllowEntry[];
+    resolve?: Resolver;
+    /** told of each call whose destination could not be reached (the dependency failure counter) */
+    onUnreached?: (code: EgressErrorCode) => void;
+  } = {},
+): Egress {
   const allow = opts.allow ?? [];
   const resolve = opts.resolve ?? systemResolver;
 
@@ -190,7 +200,9 @@ export function createEgress(opts: { allow?: AllowEntry[]; resolve?: Resolver } 
         }
       }
     } catch (err) {
-      throw failure(err, deadline.signal, current).withNeverSent(!connected);
+      const failed = failure(err, deadline.signal, current).withNeverSent(!connected);
+      if (UNREACHED.has(failed.code)) opts.onUnreached?.(failed.code);
+      throw failed;
     } finally {
       clearTimeout(timer);
     }

@@ -10,7 +10,8 @@ import { httpErrors } from './errors.ts';
  * set, so every instance counts together. `key` says who a caller is: the client IP (checked
  * before authentication), the signed-in principal (the IP for anonymous calls), or a key the
  * route computes (after authentication, so it may use `req.scope`; it runs in onRequest, before
- * the body is parsed). Numbers from configuration are read when the route is declared.
+ * the body is parsed). Numbers from configuration are read when the route is declared. While Redis
+ * is down each instance counts on its own (`Cache.rateCount`): limits hold per instance.
  */
 export type RateLimit = {
   max: number;
@@ -28,10 +29,10 @@ export function checkedRateLimit(operation: string, limit: RateLimit | undefined
 }
 
 /** Counts a request against the operation's limit; throws the 429 past it. */
-export function rateLimiter(cache: Pick<Cache, 'incr'>) {
+export function rateLimiter(cache: Pick<Cache, 'rateCount'>) {
   return async (req: FastifyRequest, operation: string, limit: RateLimit): Promise<void> => {
     const key = `ratelimit:${operation}:${subjectOf(req, limit)}`;
-    const { count, ttl } = await cache.incr(key, limit.windowSeconds);
+    const { count, ttl } = await cache.rateCount(key, limit.windowSeconds);
     if (count > limit.max) throw httpErrors.rateLimited(Math.max(1, ttl));
   };
 }

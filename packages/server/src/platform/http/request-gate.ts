@@ -12,7 +12,7 @@ import { rateLimiter } from './rate-limit.ts';
  */
 export function requestGate(opts: {
   license: License;
-  cache: Pick<Cache, 'incr'>;
+  cache: Pick<Cache, 'rateCount'>;
   resolveAuth: AuthResolver;
   resolveAppAuth: AppAuthResolver;
 }) {

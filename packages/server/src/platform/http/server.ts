@@ -33,7 +33,7 @@ export type HttpServerOptions = {
   resolveAuth: AuthResolver;
   resolveAppAuth: AppAuthResolver;
   /** rate-limit counters (route `rateLimit`) */
-  cache: Pick<Cache, 'incr'>;
+  cache: Pick<Cache, 'rateCount'>;
   /**
    * Answers a request no route matched (the console's pages and files) and returns the operation
    * name its metrics carry, or null to let the 404 answer.

@@ -217,6 +217,10 @@ export function createJobs(deps: JobsDeps): Jobs {
     systemTask: (name) => tasks.get(name) ?? null,
     systemTasks: () => [...tasks.values()].sort((a, b) => a.name.localeCompare(b.name)),
 
+    async probe() {
+      await running().getDb().executeSql('select 1', []);
+    },
+
     async start() {
       if (started) return;
       boss = createBoss();

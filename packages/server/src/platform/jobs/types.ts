@@ -105,6 +105,8 @@ export type Jobs = {
   systemTask(name: string): SystemTask | null;
   systemTasks(): readonly SystemTask[];
   readonly started: boolean;
+  /** One round trip on the job runner's own connections (health); throws when it is stopped or cannot reach them. */
+  probe(): Promise<void>;
   start(): Promise<void>;
   /** Stops fetching, lets active jobs finish (up to the stop timeout), then releases the database. */
   stop(): Promise<void>;

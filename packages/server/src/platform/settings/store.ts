@@ -21,7 +21,7 @@ type StoredRow = { tenantId: number | null; module: string; values: Record<strin
 export function createSettingsStore(deps: {
   db: Db;
   registry: SettingsRegistry;
-  cache: Pick<Cache, 'publish' | 'subscribe'>;
+  cache: Pick<Cache, 'publish' | 'subscribe' | 'watch'>;
   clock: () => Date;
 }) {
   const { db, registry } = deps;

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { AppError } from '../http/errors.ts';
 
 /**
  * Where object bytes live. Every managed file, upload chunk and export result goes through one
@@ -28,5 +29,19 @@ export interface StorageProvider {
 export class StorageNotFound extends Error {
   constructor(key: string) {
     super(`object ${key} not found`);
+  }
+}
+
+/**
+ * The storage could not be reached or refused the call (connection refused, timed out, 5xx, a
+ * credential it no longer takes): a 503 naming the part, never a 500; the log has the cause.
+ */
+export class StorageUnavailable extends AppError {
+  constructor(cause: unknown) {
+    super(503, 'ops.storage_unavailable', 'The file storage does not answer; try again shortly', {
+      retryAfter: 5,
+      internal: cause instanceof Error ? `${cause.name}: ${cause.message}` : undefined,
+    });
+    this.cause = cause;
   }
 }

@@ -4,7 +4,7 @@ import type { LookupFunction } from 'node:net';
 import { Readable, Transform } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { assertSafeKey } from './local.ts';
-import { type ByteRange, StorageNotFound, type StorageProvider } from './provider.ts';
+import { type ByteRange, StorageNotFound, type StorageProvider, StorageUnavailable } from './provider.ts';
 
 /**
  * Objects in an S3-compatible bucket (AWS S3, MinIO, Ceph, OSS/COS in S3 mode, s3rver).
@@ -25,12 +25,16 @@ export type S3ProviderOptions = {
   prefix?: string;
   /** multipart part size; at least 5 MiB (S3's minimum); default 8 MiB */
   partSizeBytes?: number;
-  /** TCP connect timeout; default 10 s */
+  /** TCP connect timeout; default 2 s */
   connectTimeoutMs?: number;
+  /** longest silence on a connection (no byte sent or received) before the call fails; default 5 s */
+  idleTimeoutMs?: number;
   /** SDK attempts per call (retries + 1); default 3 */
   maxAttempts?: number;
   /** DNS lookup of the connections (an egress guard); default the system's */
   lookup?: LookupFunction;
+  /** told of each call that failed with StorageUnavailable (the dependency failure counter) */
+  onUnavailable?: () => void;
 };
 
 export type S3Provider = StorageProvider & { readonly kind: 's3'; close(): void };
@@ -70,8 +74,10 @@ export function createS3Provider(opts: S3ProviderOptions): S3Provider {
       // newer default CRC32 trailers.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      // Bounded: a stopped server fails at once, a frozen one after the idle timeout (per attempt).
       requestHandler: {
-        connectionTimeout: opts.connectTimeoutMs ?? 10_000,
+        connectionTimeout: opts.connectTimeoutMs ?? 2_000,
+        requestTimeout: opts.idleTimeoutMs ?? 5_000,
         ...(opts.lookup
           ? {
               httpAgent: new HttpAgent({ keepAlive: true, maxSockets: 50, lookup: opts.lookup }),
@@ -80,8 +86,21 @@ export function createS3Provider(opts: S3ProviderOptions): S3Provider {
           : {}),
       },
     });
-    return { sdk, client };
+    return { sdk, client: guarded(client) };
   };
+  /** Every failed call but "not found" is StorageUnavailable: the caller answers 503, not 500. */
+  const guarded = (c: S3Client): Pick<S3Client, 'send'> => ({
+    // the SDK's overloads typed once; every command goes through here
+    send: (async (command: Parameters<S3Client['send']>[0]) => {
+      try {
+        return await c.send(command);
+      } catch (err) {
+        if (isNotFound(err)) throw err;
+        opts.onUnavailable?.();
+        throw new StorageUnavailable(err);
+      }
+    }) as S3Client['send'],
+  });
   const keyOf = (key: string) => {
     assertSafeKey(key);
     return prefix ? `${prefix}/${key}` : key;

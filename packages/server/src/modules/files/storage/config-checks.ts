@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { type FieldError, httpErrors } from '../../../platform/http/errors.ts';
-import type { StorageProvider } from '../../../platform/storage/provider.ts';
+import { type StorageProvider, StorageUnavailable } from '../../../platform/storage/provider.ts';
 import type { LocalStorageSettings, S3StorageSettings } from './tables.ts';
 
 /** Checks of storage configurations: settings per kind, the connectivity probe, error text. */
@@ -27,6 +27,8 @@ export async function probe(provider: StorageProvider): Promise<null> {
 
 /** An error as a message for the admin (the kit blanks the secret out of it). */
 export function describe(err: unknown): string {
+  // the 503 every request would answer; the admin testing the configuration needs its cause
+  if (err instanceof StorageUnavailable) return describe(err.cause);
   const e = err as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } } | null;
   const status = e?.$metadata?.httpStatusCode;
   let msg = e?.message && e.message !== 'UnknownError' ? e.message : (e?.name ?? 'Unknown error');

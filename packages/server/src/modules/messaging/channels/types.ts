@@ -60,7 +60,12 @@ export type DeliveryOutcome =
   /** the recipient has no address on this channel → suppressed / unreachable */
   | { status: 'unreachable'; detail: string }
   /** the channel raised an error → failed / delivery_error */
-  | { status: 'failed'; error: string };
+  | { status: 'failed'; error: string }
+  /**
+   * the channel could not be reached and took nothing (an SMTP server down): the row stays
+   * pending and is tried again later, with backoff (deliver-service.ts), nothing lost
+   */
+  | { status: 'retry'; error: string };
 
 /**
  * A channel adapter (spec §4.4 rule 5: a channel without one is `channel_unavailable`). Adapters

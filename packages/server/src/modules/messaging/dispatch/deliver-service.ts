@@ -7,6 +7,7 @@ import {
   claimPending,
   type PendingFilter,
   pendingChannels,
+  postponeDispatches,
   releaseQuietHours,
   settleDispatches,
 } from './dispatch-repository.ts';
@@ -18,6 +19,14 @@ const CLAIM = 1000;
 const LEASE_MS = 5 * 60_000;
 /** deliver() calls of one channel running at once */
 const PARALLEL_BATCHES = 4;
+/**
+ * A channel that could not be reached (outcome `retry`) is tried again after 30 s, doubling to at
+ * most 30 min, by the sweeper (every minute); past 10 attempts (about two hours) the row fails.
+ */
+const RETRY_BASE_MS = 30_000;
+const RETRY_MAX_MS = 30 * 60_000;
+export const MAX_DELIVERY_ATTEMPTS = 10;
+const retryDelayMs = (attempts: number) => Math.min(RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1), RETRY_MAX_MS);
 
 export type Deliverer = ReturnType<typeof createDeliverer>;
 
@@ -40,8 +49,17 @@ export function createDeliverer(
   async function record(rows: DispatchRow[], outcomes: DeliveryOutcome[]) {
     const now = ctx.clock();
     const groups = new Map<string, { set: Partial<DispatchRow>; ids: number[] }>();
+    const retries = new Map<number, { ids: number[]; error: string }>();
     rows.forEach((row, i) => {
-      const o = outcomes[i] ?? { status: 'failed', error: 'the adapter returned no outcome' };
+      let o = outcomes[i] ?? { status: 'failed', error: 'the adapter returned no outcome' };
+      if (o.status === 'retry' && row.attempts < MAX_DELIVERY_ATTEMPTS) {
+        const at = now.getTime() + retryDelayMs(row.attempts);
+        const r = retries.get(at) ?? { ids: [], error: o.error.slice(0, 2000) };
+        r.ids.push(row.id);
+        retries.set(at, r);
+        return;
+      }
+      if (o.status === 'retry') o = { status: 'failed', error: `${o.error} (gave up after ${row.attempts} attempts)` };
       const set: Partial<DispatchRow> =
         o.status === 'sent'
           ? { decision: 'sent', deliveredAt: now, error: null }
@@ -54,6 +72,7 @@ export function createDeliverer(
       groups.set(key, g);
     });
     for (const { set, ids } of groups.values()) await settleDispatches(ctx.db, ids, set, now);
+    for (const [at, { ids, error }] of retries) await postponeDispatches(ctx.db, ids, new Date(at), error, now);
   }
 
   function toDelivery(row: DispatchRow, input: OutboxInput): Delivery | null {

@@ -48,6 +48,17 @@ export async function settleDispatches(db: Db, ids: number[], set: Partial<Dispa
     .where(and(inArray(d.id, ids), eq(d.decision, 'pending')));
 }
 
+/**
+ * Keeps rows pending but leased to no one until `retryAt` (the claim takes rows whose lease has
+ * passed): the sweeper tries them again then. `error` says why the last attempt failed.
+ */
+export async function postponeDispatches(db: Db, ids: number[], retryAt: Date, error: string, now: Date) {
+  await db
+    .update(d)
+    .set({ lockedUntil: retryAt, error, updatedAt: now })
+    .where(and(inArray(d.id, ids), eq(d.decision, 'pending')));
+}
+
 /** The channels an outbox row still has pending rows on. */
 export async function pendingChannels(db: Db, outboxId: number): Promise<Channel[]> {
   const rows = await db

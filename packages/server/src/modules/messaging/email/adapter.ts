@@ -46,7 +46,9 @@ export function createEmailAdapter(ctx: AppContext, sender: EmailSender): Channe
         outcomes[(pending[k] as { i: number }).i] =
           r.status === 'sent'
             ? { status: 'sent', providerMessageId: r.messageId }
-            : { status: 'failed', error: r.error };
+            : r.retryable
+              ? { status: 'retry', error: r.error }
+              : { status: 'failed', error: r.error };
       });
       return outcomes as DeliveryOutcome[];
     },

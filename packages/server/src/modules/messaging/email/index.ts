@@ -15,6 +15,8 @@ export type { OutgoingMail, SendResult } from './sender.ts';
 export type EmailArea = MessagingArea & {
   /** sends one prepared mail with the tenant's effective configuration and logs it */
   sendMail: EmailSender['sendOne'];
+  /** the health check of the platform's SMTP server */
+  probe: EmailSender['probe'];
 };
 
 /** Email: SMTP config, templates, send logs, test send; the email channel adapter. */
@@ -24,6 +26,7 @@ export function createEmail(ctx: AppContext, _deps: MessagingDeps): EmailArea {
   return {
     adapter: createEmailAdapter(ctx, sender),
     sendMail: sender.sendOne,
+    probe: sender.probe,
     register(app) {
       emailConfigRoutes(app, createEmailConfigService(ctx, sender));
       emailTemplateRoutes(app, createEmailTemplateService(ctx));

@@ -63,6 +63,26 @@ export function createTransportCache() {
         if (pool.retired && pool.inFlight === 0) pool.transport.close();
       }
     },
+    /**
+     * Connects, greets and signs in (as a send would) and says goodbye: the health check. Its
+     * own connection, not the pool's, with short timeouts.
+     */
+    async verify(config: EmailConfigRow, password: string | null): Promise<void> {
+      const transport = (await loadNodemailer()).createTransport({
+        host: config.host,
+        port: config.port,
+        secure: config.secure,
+        ...(config.username ? { auth: { user: config.username, pass: password ?? '' } } : {}),
+        connectionTimeout: 1_000,
+        greetingTimeout: 1_000,
+        socketTimeout: 1_000,
+      });
+      try {
+        await transport.verify();
+      } finally {
+        transport.close();
+      }
+    },
     close() {
       for (const pool of pools.values()) pool.transport.close();
       pools.clear();

@@ -1,5 +1,6 @@
 import type { SendMailOptions } from 'nodemailer';
 import type { AppContext } from '../../../platform/context.ts';
+import { ProbeFailure, type ProbeResult } from '../../../platform/health/dependency-checks.ts';
 import { configSecret } from '../../../platform/provider-configs/index.ts';
 import { configs, type EmailConfigRow } from './config-repository.ts';
 import { emailErrors } from './errors.ts';
@@ -20,13 +21,32 @@ export type OutgoingMail = {
 
 export type SendResult =
   | { status: 'sent'; messageId: string | null; logId: number | null }
-  | { status: 'failed'; error: string; logId: number | null };
+  /** `retryable`: nothing was accepted and the server may well take it later (it was down, said 4xx) */
+  | { status: 'failed'; error: string; retryable: boolean; logId: number | null };
 
 const MAX_ERROR = 1000;
 
 function errorText(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   return message.length > MAX_ERROR ? `${message.slice(0, MAX_ERROR - 1)}…` : message;
+}
+
+/** Failures at connecting (before any message was handed over) and those an SMTP server reports as transient. */
+const CONNECTION_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ECONNREFUSED', 'ECONNRESET']);
+
+/**
+ * Whether a failed send can be repeated without the mail arriving twice: the server said "try
+ * later" (RFC 5321 §4.2.1: a 4yz reply is a transient failure), or the connection failed before
+ * the message data was sent (nodemailer's `command` is the step that failed: `CONN` while
+ * connecting and greeting). A connection lost while the data went out is not retried: the
+ * server may have taken the message.
+ */
+export function retryableSend(err: unknown): boolean {
+  const e = err as { code?: unknown; responseCode?: unknown; command?: unknown } | null;
+  if (typeof e?.responseCode === 'number') return e.responseCode >= 400 && e.responseCode < 500;
+  return (
+    typeof e?.code === 'string' && CONNECTION_CODES.has(e.code) && (e.command === undefined || e.command === 'CONN')
+  );
 }
 
 function messageOf(config: EmailConfigRow, mail: OutgoingMail): SendMailOptions {
@@ -65,13 +85,15 @@ export function createEmailSender(ctx: AppContext, transports: TransportCache) {
       configError = 'The stored SMTP password cannot be decrypted (was its key removed?); save it again';
     }
     const outcomes = await Promise.all(
-      mails.map(async (mail): Promise<{ messageId: string | null } | { error: string }> => {
-        if (configError) return { error: configError };
+      mails.map(async (mail): Promise<{ messageId: string | null } | { error: string; retryable: boolean }> => {
+        if (configError) return { error: configError, retryable: false };
         try {
           const info = await transports.send(config, password, messageOf(config, mail));
           return { messageId: info.messageId ?? null };
         } catch (err) {
-          return { error: errorText(err) };
+          const retryable = retryableSend(err);
+          if (retryable) ctx.metrics.dependencyFailed('mail');
+          return { error: errorText(err), retryable };
         }
       }),
     );
@@ -81,7 +103,7 @@ export function createEmailSender(ctx: AppContext, transports: TransportCache) {
       logIds = await insertSendLogs(
         db,
         mails.map((mail, i) => {
-          const o = outcomes[i] as { messageId: string | null } | { error: string };
+          const o = outcomes[i] as { messageId: string | null } | { error: string; retryable: boolean };
           return {
             tenantId,
             ...mail.log,
@@ -102,13 +124,26 @@ export function createEmailSender(ctx: AppContext, transports: TransportCache) {
     return outcomes.map((o, i): SendResult => {
       const logId = logIds[i] ?? null;
       return 'error' in o
-        ? { status: 'failed', error: o.error, logId }
+        ? { status: 'failed', error: o.error, retryable: o.retryable, logId }
         : { status: 'sent', messageId: o.messageId, logId };
     });
   }
 
   return {
     sendAll,
+
+    /** The health check of the platform's SMTP server (tenants' own are not probed). */
+    async probe(): Promise<ProbeResult> {
+      const config = await configs.effective(db, null).catch(() => {
+        throw new ProbeFailure('smtp', 'its configuration cannot be read (database)');
+      });
+      if (!config) return { state: 'not_configured', kind: 'smtp' };
+      if (!config.enabled) return { state: 'disabled', kind: 'smtp' };
+      await transports.verify(config, sealed.open(config)).catch((err: unknown) => {
+        throw new ProbeFailure('smtp', '', err);
+      });
+      return { kind: 'smtp' };
+    },
 
     /**
      * Sends one prepared mail with the tenant's effective configuration (its own, else the

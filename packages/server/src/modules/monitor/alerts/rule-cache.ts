@@ -11,7 +11,7 @@ const keyOf = (tenantId: number | null) => String(tenantId);
  * deleted or fired drops its tenant's entry on every instance. Firing stays exact whatever this
  * holds: the debounce is the conditional update of `claimFiring`.
  */
-export function createRuleCache(db: Db, cache: Pick<Cache, 'publish' | 'subscribe'>, clock: () => Date) {
+export function createRuleCache(db: Db, cache: Pick<Cache, 'publish' | 'subscribe' | 'watch'>, clock: () => Date) {
   const rules = createLocalCache<AlertRuleRow[]>({
     channel: 'monitor:alert-rules-changed',
     load: (key) => enabledRules(db, key === 'null' ? null : Number(key)),

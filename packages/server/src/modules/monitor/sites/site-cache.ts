@@ -15,7 +15,7 @@ const CONSOLE = 'console';
  * its key on every instance. Beside them, the console's site key, which every console load asks
  * for (GET /api/frontend-errors/console-site); any site change drops it too (sites change rarely).
  */
-export function createSiteCache(db: Db, cache: Pick<Cache, 'publish' | 'subscribe'>, clock: () => Date) {
+export function createSiteCache(db: Db, cache: Pick<Cache, 'publish' | 'subscribe' | 'watch'>, clock: () => Date) {
   const sites = createLocalCache<SiteRow | null>({
     channel: SITE_CHANNEL,
     load: (siteKey) => activeSiteByKey(db, siteKey),

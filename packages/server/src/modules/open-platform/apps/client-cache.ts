@@ -11,7 +11,7 @@ import { type ClientRecord, findClient } from './client-repository.ts';
  * the other grants read it afresh (`reload`). Token checks read the application's status from the
  * database with the token.
  */
-export function createClientCache(db: Db, cache: Pick<Cache, 'publish' | 'subscribe'>, clock: () => Date) {
+export function createClientCache(db: Db, cache: Pick<Cache, 'publish' | 'subscribe' | 'watch'>, clock: () => Date) {
   return createLocalCache<ClientRecord | null>({
     channel: 'open-platform:client-changed',
     load: (clientId) => findClient(db, clientId),
