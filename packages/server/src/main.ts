@@ -69,7 +69,7 @@ async function start(config: Config, databaseUrl: string) {
     url: databaseUrl,
     kind: config.databaseUrl ? 'external' : 'embedded',
     poolMax: config.databasePoolMax,
-    onIdleError: (err) => console.error(`database: idle connection lost (${err.message}); it will be replaced`),
+    onConnectionLost: (err) => console.error(`database: a connection was lost (${err.message}); it will be replaced`),
   });
   await runMigrations(database);
   const cache = createCache({ redisUrl: config.redisUrl, prefix: config.redisKeyPrefix });
