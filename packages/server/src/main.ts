@@ -10,6 +10,9 @@ import { logDestination } from './platform/logging/destination.ts';
 import { openServiceDatabase, type ServiceDatabase } from './service-database.ts';
 import { onStopRequest } from './stop-requests.ts';
 
+/** sysexits.h: the embedded database could not be kept running (after repeated restarts) */
+const EX_UNAVAILABLE = 69;
+
 /** Process entry: config → database → migrations → app → listen; clean shutdown on signals. */
 async function main() {
   let config: ReturnType<typeof loadConfig>;
@@ -26,8 +29,15 @@ async function main() {
   const opened: { store?: ServiceDatabase; service?: Service } = {};
   let stopping = false;
   const starting = (async () => {
-    opened.store = await openServiceDatabase(config, { log: (line) => console.log(line) });
-    if (!stopping) opened.service = await start(config, opened.store.url);
+    opened.store = await openServiceDatabase(config, {
+      log: (line) => console.log(line),
+      onServerLost: (reason) => {
+        // an outer process manager (systemd, a container runtime) restarts the service, or a person reads this
+        console.error(`Atrium is stopping: ${reason}\nThe data is in ${config.dataDir}/pg; its log is pg/server.log.`);
+        process.exit(EX_UNAVAILABLE);
+      },
+    });
+    if (!stopping) opened.service = await start(config, opened.store);
   })();
 
   // Asked to stop while starting, the start is let finish first: its database must be stopped too.
@@ -64,12 +74,13 @@ async function main() {
 type Service = Awaited<ReturnType<typeof start>>;
 
 /** Database → migrations → cache → app → seed → listen. */
-async function start(config: Config, databaseUrl: string) {
+async function start(config: Config, store: ServiceDatabase) {
   const database = await openDatabase({
-    url: databaseUrl,
-    kind: config.databaseUrl ? 'external' : 'embedded',
+    url: store.url,
+    kind: store.kind,
     poolMax: config.databasePoolMax,
-    onIdleError: (err) => console.error(`database: idle connection lost (${err.message}); it will be replaced`),
+    server: store.server,
+    onConnectionLost: (err) => console.error(`database: a connection was lost (${err.message}); it will be replaced`),
   });
   await runMigrations(database);
   const cache = createCache({ redisUrl: config.redisUrl, prefix: config.redisKeyPrefix });

@@ -205,7 +205,7 @@ describe('form parser', () => {
 });
 
 describe('database unavailable', () => {
-  it('the token endpoint answers 503 temporarily_unavailable with Retry-After; other routes 503 service.unavailable', async () => {
+  it('the token endpoint answers 503 temporarily_unavailable with Retry-After; other routes 503 ops.database_unavailable', async () => {
     const down = await createTestApp();
     const client = await seedClient(down, { tenantId: down.demoTenantId });
     // stop the job workers first: their own loop would log errors against the closed pool
@@ -225,7 +225,8 @@ describe('database unavailable', () => {
 
       const envelope = await call(down.app, 'GET', '/api/users', { token: down.demoAdminToken });
       expect(envelope.statusCode).toBe(503);
-      expect(envelope.json().error).toBe('service.unavailable');
+      expect(envelope.json().error).toBe('ops.database_unavailable');
+      expect(Number(envelope.headers['retry-after'])).toBeGreaterThan(0);
     } finally {
       await down.app.close();
       await down.cache.close();

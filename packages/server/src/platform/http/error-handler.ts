@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { databaseUnavailable } from '../db/unavailable.ts';
 import { AppError, type FieldError, httpErrors } from './errors.ts';
 import { envelopeErrors, envelopeOf } from './reply-formats.ts';
 import { requestIdInRawHead } from './request-id.ts';
@@ -16,7 +17,10 @@ import { requestIdInRawHead } from './request-id.ts';
 export async function handleError(err: FastifyError | AppError, req: FastifyRequest, reply: FastifyReply) {
   const appErr = toAppError(err);
   const internal = appErr.internal === undefined ? {} : { internal: appErr.internal };
-  if (appErr.status >= 500) req.log.error({ err: loggable(err), ...internal }, 'request failed');
+  // an outage fails every request alike: one short line each, the database's own words
+  if (appErr.key === 'ops.database_unavailable')
+    req.log.warn({ error: appErr.key, cause: rootCause(err) }, 'request failed: the database cannot be reached');
+  else if (appErr.status >= 500) req.log.error({ err: loggable(err), ...internal }, 'request failed');
   // the database's message quotes the value (`invalid input syntax for type integer: "…"`): not logged
   else if (appErr.key === 'request.invalid_value')
     req.log.warn({ sqlState: sqlState(err), query: queryOf(err) }, 'input reached the database');
@@ -129,7 +133,8 @@ function toAppError(err: FastifyError | AppError): AppError {
   }
   if (err instanceof SyntaxError && err.statusCode === 400) return httpErrors.malformedJson();
   if (typeof err.message === 'string' && MALFORMED_MULTIPART.test(err.message)) return httpErrors.malformedMultipart();
-  if (databaseUnavailable(err)) return httpErrors.unavailable();
+  if (databaseUnavailable(err)) return httpErrors.databaseUnavailable();
+  if (dependencyUnreachable(err)) return httpErrors.unavailable();
   if (databaseRefusedInput(err)) return httpErrors.invalidValue();
   if (concurrencyFailure(err)) return httpErrors.concurrentUpdate();
   if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
@@ -157,24 +162,26 @@ function sqlState(err: unknown): string | undefined {
   return undefined;
 }
 
+/** The message of the innermost cause (the driver's or the socket's), without the query. */
+function rootCause(err: unknown): string | undefined {
+  let message: string | undefined;
+  for (const e of chainOf(err)) if (typeof e.message === 'string') message = e.message;
+  return message;
+}
+
 /** The SQL text of a failed query (Drizzle keeps it apart from its parameters). */
 function queryOf(err: unknown): string | undefined {
   const q = (err as { query?: unknown } | undefined)?.query;
   return typeof q === 'string' ? q : undefined;
 }
 
-/** The database cannot be reached (refused, pool exhausted, shut down): a 503 the caller may retry. */
-function databaseUnavailable(err: unknown): boolean {
+/**
+ * A connection some other part refused or dropped, not converted where it was made: a 503 the
+ * caller may retry, without naming the part (PostgreSQL's are `ops.database_unavailable`, above).
+ */
+function dependencyUnreachable(err: unknown): boolean {
   for (const e of chainOf(err)) {
-    if (typeof e.code === 'string' && ['ECONNREFUSED', 'ECONNRESET', '57P01', '57P03', '53300'].includes(e.code))
-      return true;
-    if (
-      typeof e.message === 'string' &&
-      /Connection terminated|timeout exceeded when trying to connect|Cannot use a pool after calling end/.test(
-        e.message,
-      )
-    )
-      return true;
+    if (typeof e.code === 'string' && ['ECONNREFUSED', 'ECONNRESET'].includes(e.code)) return true;
   }
   return false;
 }

@@ -101,6 +101,10 @@ export const httpErrors = {
       },
     ),
   internal: () => new AppError(500, 'internal.error', 'Internal server error'),
+  databaseUnavailable: () =>
+    new AppError(503, 'ops.database_unavailable', 'The database cannot be reached, try again shortly', {
+      retryAfter: 5,
+    }),
   unavailable: () =>
     new AppError(503, 'service.unavailable', 'The service is temporarily unavailable, try again shortly', {
       retryAfter: 5,

@@ -2,6 +2,8 @@ import PgBoss from 'pg-boss';
 import type { Registry } from 'prom-client';
 import type { Config } from '../../config.ts';
 import type { Database } from '../db/client.ts';
+import { CONNECTION_OPTIONS } from '../db/connection-options.ts';
+import { connectionFailed } from '../db/unavailable.ts';
 import { canonicalTimezone, cronProblem } from './cron.ts';
 import type { Definition, Job } from './define.ts';
 import { drizzleExecutor } from './executors.ts';
@@ -49,6 +51,7 @@ export function createJobs(deps: JobsDeps): Jobs {
   let started = false;
   /** the pgboss schema exists (after the first start): inspection may query it */
   let installed = false;
+  const unreachable = { loggedAt: 0, count: 0 };
 
   function createBoss(): PgBoss {
     const timing = {
@@ -62,11 +65,24 @@ export function createJobs(deps: JobsDeps): Jobs {
     };
     const b = new PgBoss({
       ...timing,
+      ...CONNECTION_OPTIONS,
       connectionString: database.url,
       max: Math.max(2, Math.ceil(config.databasePoolMax / 2)),
       application_name: 'atrium-jobs',
     });
-    b.on('error', (err) => log.error({ err }, 'jobs: background error'));
+    b.on('error', (error) => {
+      // an error of pg-boss's pool carries the whole connection object: not for the log
+      const e = error as Error & { client?: unknown; code?: unknown };
+      const err = e.client ? { type: e.name, message: e.message, code: e.code, stack: e.stack } : error;
+      if (!connectionFailed(err)) return log.error({ err }, 'jobs: background error');
+      // while the database is down every worker's poll fails: one line per 30 s, not one per poll
+      const now = Date.now();
+      unreachable.count++;
+      if (now - unreachable.loggedAt < 30_000) return;
+      log.warn({ err, failures: unreachable.count }, 'jobs: the database cannot be reached; workers keep polling');
+      unreachable.loggedAt = now;
+      unreachable.count = 0;
+    });
     b.on('warning', (w) => log.warn({ warning: w }, 'jobs: warning'));
     return b;
   }
@@ -231,7 +247,11 @@ export function createJobs(deps: JobsDeps): Jobs {
       await Promise.all([...queues.values()].map((d) => d.ready));
       for (const apply of pendingSchedules.splice(0)) await apply();
       const onWake = (queue: string) => wakeWorkers(queue);
-      wake = postgresWakeListener(database.url, { onWake, log });
+      // after an outage: due jobs run now, not after each worker's next poll
+      const onReconnect = () => {
+        for (const name of queues.keys()) wakeWorkers(name);
+      };
+      wake = postgresWakeListener(database.url, { onWake, onReconnect, log });
       await wake.start();
     },
 

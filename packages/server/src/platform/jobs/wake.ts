@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { CONNECTION_OPTIONS } from '../db/connection-options.ts';
 import type { JobsLogger } from './types.ts';
 
 /**
@@ -12,16 +13,30 @@ export const WAKE_CHANNEL = 'atrium_jobs_wake';
 
 export type WakeListener = { start(): Promise<void>; stop(): Promise<void> };
 
-type Opts = { onWake: (queue: string) => void; log: JobsLogger };
+type Opts = {
+  onWake: (queue: string) => void;
+  /**
+   * Listening again after the connection was lost (the server restarted, an outage ended):
+   * notifications sent meanwhile were lost, and workers whose polls failed wait a whole interval
+   * before the next one, so every worker should look for due jobs now.
+   */
+  onReconnect: () => void;
+  log: JobsLogger;
+};
+
+/** How long after a lost connection (and after each failed attempt) the listener connects again. */
+const RETRY_MS = 1_000;
 
 /** A dedicated connection (LISTEN cannot use a pooled one); reconnects after a failure. */
 export function postgresWakeListener(connectionString: string, opts: Opts): WakeListener {
   let client: pg.Client | null = null;
   let stopped = true;
   let retry: NodeJS.Timeout | null = null;
+  /** failed reconnection attempts since the connection was lost: only the first is logged */
+  let failedAttempts = 0;
 
-  async function connect() {
-    const c = new pg.Client({ connectionString, application_name: 'atrium-jobs-wake' });
+  async function connect(again: boolean) {
+    const c = new pg.Client({ connectionString, application_name: 'atrium-jobs-wake', ...CONNECTION_OPTIONS });
     c.on('notification', (msg) => {
       if (msg.channel === WAKE_CHANNEL && msg.payload) opts.onWake(msg.payload);
     });
@@ -33,26 +48,32 @@ export function postgresWakeListener(connectionString: string, opts: Opts): Wake
     });
     await c.connect();
     await c.query(`LISTEN ${WAKE_CHANNEL}`);
-    if (stopped) await c.end();
-    else client = c;
+    if (stopped) return c.end();
+    client = c;
+    if (again) {
+      opts.log.info({ failedAttempts }, 'jobs: wake listener connected again; waking every worker');
+      failedAttempts = 0;
+      opts.onReconnect();
+    }
   }
 
   function schedule() {
     if (stopped || retry) return;
     retry = setTimeout(() => {
       retry = null;
-      connect().catch((err) => {
-        opts.log.warn({ err }, 'jobs: wake listener cannot reconnect yet');
+      connect(true).catch((err) => {
+        if (failedAttempts++ === 0)
+          opts.log.warn({ err }, 'jobs: wake listener cannot reconnect yet; trying every second');
         schedule();
       });
-    }, 2000);
+    }, RETRY_MS);
     retry.unref();
   }
 
   return {
     async start() {
       stopped = false;
-      await connect();
+      await connect(false);
     },
     async stop() {
       stopped = true;
