@@ -46,6 +46,12 @@ afterAll(() => {
 });
 
 type Run = { id: number; status: string; trigger: string };
+type HealthAnswer = { status: number; body: Record<string, unknown> & { health?: unknown; data?: unknown } };
+
+async function healthOf(base: string): Promise<HealthAnswer> {
+  const res = await fetch(`${base}/api/health`);
+  return { status: res.status, body: (await res.json()) as HealthAnswer['body'] };
+}
 
 async function getJson<T>(url: string, token: string): Promise<T> {
   const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
@@ -99,6 +105,20 @@ describe('an external PostgreSQL stopped and started again', { timeout: 150_000 
     });
     expect(trafficProblems(down.samples)).toEqual([]);
     expect(down.samples.every((x) => x.status === 503)).toBe(true);
+    // health says so (a report is reused for up to 2 s); liveness does not depend on it
+    let report: HealthAnswer = { status: 0, body: {} };
+    await until('health says the database is down', async () => {
+      report = await healthOf(s.base);
+      return report.status === 503;
+    });
+    expect(report.body).toMatchObject({ error: 'ops.dependency_unavailable' });
+    expect(report.body.health).toMatchObject({
+      status: 'degraded',
+      ready: false,
+      dependencies: { database: { state: 'down' } },
+    });
+    expect((await fetch(`${s.base}/api/health/ready`)).status).toBe(503);
+    expect((await fetch(`${s.base}/api/health/live`)).status).toBe(200);
     const outageMs = Date.now() - stoppedAt;
 
     server = await startEmbeddedPostgres(pgData, { log: () => {}, durable: false });
@@ -107,6 +127,11 @@ describe('an external PostgreSQL stopped and started again', { timeout: 150_000 
     const after = await driveTraffic(s, token, { what: 'served again', deadlineMs: 30_000, done: servedAgain });
     const servedMs = Date.now() - upAt;
     expect(trafficProblems(after.samples)).toEqual([]);
+    await until('health says ok again', async () => {
+      report = await healthOf(s.base);
+      return report.status === 200;
+    });
+    expect(report.body.data).toMatchObject({ status: 'ok', dependencies: { database: { state: 'up' } } });
 
     // the tick ran after the restart, once
     let runs: { list: Run[]; total: number } = { list: [], total: 0 };

@@ -5,6 +5,7 @@ import {
   type DependencyReport,
   type DependencyState,
   type HealthReport,
+  ProbeFailure,
   type ProbeResult,
 } from '../../platform/health/dependency-checks.ts';
 
@@ -39,9 +40,12 @@ export function createHealthService(
       database: {
         required: true,
         kind: ctx.database.kind,
-        // One round trip on the pool. Where the embedded server's own state (restarting, given
-        // up) becomes known, it belongs here, before the query.
+        // The embedded server's supervisor knows first that it is being started again (its pool
+        // would only time out); otherwise one round trip on the pool.
         probe: async () => {
+          const server = ctx.database.state();
+          if (server.state === 'restarting')
+            throw new ProbeFailure(ctx.database.kind, `restarting (restart ${server.restarts + 1})`);
           await ctx.database.exec('select 1');
           return { kind: ctx.database.kind };
         },

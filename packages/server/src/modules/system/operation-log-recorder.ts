@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { userOf } from '../../platform/auth/principal.ts';
 import type { AppContext } from '../../platform/context.ts';
+import { databaseUnavailable } from '../../platform/db/unavailable.ts';
+import { loggable } from '../../platform/http/error-handler.ts';
 import { AppError } from '../../platform/http/errors.ts';
 import { insertLog } from './operation-log-repository.ts';
 
@@ -38,7 +40,12 @@ export function recordOperations(app: FastifyInstance, ctx: AppContext) {
       durationMs: Math.round(reply.elapsedTime),
       requestId: req.id,
       createdAt: ctx.clock(),
-    }).catch((err: unknown) => req.log.error({ err }, 'operation log write failed'));
+    }).catch((err: unknown) =>
+      // the row's values (username, IP, path) stay out of the log, as in every logged error
+      databaseUnavailable(err)
+        ? req.log.warn('operation log not written: the database cannot be reached')
+        : req.log.error({ err: loggable(err) }, 'operation log write failed'),
+    );
     pending.add(write);
     await write;
     pending.delete(write);

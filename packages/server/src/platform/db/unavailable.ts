@@ -1,3 +1,5 @@
+import { DrizzleQueryError } from 'drizzle-orm/errors';
+
 /**
  * The service could not get a connection to PostgreSQL (refused, no socket, timed out, the pool
  * closed, too many connections): raised by the pool (client.ts) around the driver's error.
@@ -19,21 +21,26 @@ const LOST_STATES = /^(08...|57P0[123]|53300)$/;
 const LOST_MESSAGES =
   /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable)/;
 
+/** What a connection to PostgreSQL fails with, beside the above, when the driver gives the socket's error. */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ENOENT', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH']);
+
 /** PostgreSQL could not be reached or went away under the request: a 503 the caller may retry. */
 export function databaseUnavailable(err: unknown): boolean {
   let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined;
+  // a socket error under a query (`write EPIPE` on a connection whose server just died) is the
+  // database's; a bare one may be any dependency's
+  let underQuery = false;
   // Drizzle wraps the driver's error (DrizzleQueryError): look through a few causes
   for (let depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
     if (e instanceof DatabaseUnavailableError) return true;
     if (typeof e.code === 'string' && LOST_STATES.test(e.code)) return true;
     if (typeof e.message === 'string' && LOST_MESSAGES.test(e.message)) return true;
+    if (underQuery && typeof e.code === 'string' && SOCKET_CODES.has(e.code)) return true;
+    underQuery ||= e instanceof DrizzleQueryError;
     e = e.cause as typeof e;
   }
   return false;
 }
-
-/** What a connection to PostgreSQL fails with, beside the above, when the driver gives the socket's error. */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ENOENT', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH']);
 const CONNECT_MESSAGES = /^timeout exceeded when trying to connect/;
 
 /**

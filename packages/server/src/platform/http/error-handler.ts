@@ -181,7 +181,7 @@ function queryOf(err: unknown): string | undefined {
  */
 function dependencyUnreachable(err: unknown): boolean {
   for (const e of chainOf(err)) {
-    if (typeof e.code === 'string' && ['ECONNREFUSED', 'ECONNRESET'].includes(e.code)) return true;
+    if (typeof e.code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'EPIPE'].includes(e.code)) return true;
   }
   return false;
 }
@@ -191,7 +191,7 @@ function dependencyUnreachable(err: unknown): boolean {
  * parameters Drizzle appends to its message (they hold what the client sent, secrets included)
  * and without the driver's `detail` (it quotes row values).
  */
-function loggable(err: unknown, depth = 0): Record<string, unknown> | undefined {
+export function loggable(err: unknown, depth = 0): Record<string, unknown> | undefined {
   if (!err || typeof err !== 'object' || depth > 4) return undefined;
   const e = err as { name?: string; message?: string; code?: unknown; stack?: string; cause?: unknown };
   const strip = (s: string | undefined) => s?.replace(/\nparams: [\s\S]*?(?=\n {4}at |$)/, '');
