@@ -32,6 +32,11 @@ export async function startService(env: Record<string, string>): Promise<Service
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return watched(child, port);
+}
+
+/** A started service process: what it printed so far, and its exit code once it exits. */
+export function watched(child: ChildProcess, port: number): Service {
   let out = '';
   child.stdout?.on('data', (d) => {
     out += d;

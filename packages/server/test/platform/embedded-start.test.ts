@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { freeLoopbackPort } from '../../src/platform/net/free-port.ts';
+import { type Service, watched } from '../faults/service-process.ts';
 
 /**
  * The newcomer's path, end to end: `npm start` with no DATABASE_URL runs an embedded PostgreSQL
@@ -35,8 +36,6 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-type Service = { child: ChildProcess; base: string; output: () => string; exited: Promise<number | null> };
-
 type StartOptions = {
   /** `npm start` run from `cwd` (`npm --prefix <repo> start`), as a person or a process manager runs it */
   npm?: { cwd: string };
@@ -66,15 +65,7 @@ async function startService(dataDir: string | null, opts: StartOptions = {}): Pr
     : spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   if (opts.npm && child.pid) groups.push(child.pid);
-  let out = '';
-  child.stdout?.on('data', (d) => {
-    out += d;
-  });
-  child.stderr?.on('data', (d) => {
-    out += d;
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, base: `http://127.0.0.1:${port}`, output: () => out, exited };
+  return watched(child, port);
 }
 
 async function ready(s: Service): Promise<void> {
