@@ -248,6 +248,24 @@ describe('refusals leave nothing behind', () => {
     expect((await submissionsOf(t, l.id))[0]?.submitterName).toBe('Ann');
   });
 
+  it('a NUL in the name, the note or the file name: 400 naming it, before a byte is stored', async () => {
+    // once the bytes were stored and the record's insert failed on the NUL (input fuzz)
+    const { sp, inbox } = await world();
+    const l = await createCollect(t, editor.token, inbox.id);
+    for (const [field, s] of [
+      ['submitterName', doc('x.txt', 64, { submitterName: 'A\u0000nn' })],
+      ['note', doc('x.txt', 64, { note: 'n\u0000' })],
+      ['file', doc('x\u0000.txt')],
+    ] as const) {
+      expectError(
+        await expectNothingWritten(sp, l.id, () => submit(t, l.token, s)),
+        400,
+        'request.validation_failed',
+        field,
+      );
+    }
+  });
+
   it('maxFiles under concurrency: of 10 parallel submissions against 3 exactly 3 land', async () => {
     const { sp, inbox } = await world();
     const l = await createCollect(t, editor.token, inbox.id, { maxFiles: 3 });

@@ -84,6 +84,16 @@ describe('single upload', () => {
     });
   });
 
+  it('refuses text no column can hold in the form: a NUL in the file name or in a field, naming it; nothing is stored', async () => {
+    await nothingWritten(async () => {
+      // the name was once stored without its NUL (input fuzz); the convention refuses it
+      const name = await uploadFile(t, t.demoAdminToken, { name: 'a\u0000b.png', data: pngBytes() });
+      expectError(name, 400, 'request.validation_failed', 'file');
+      const field = await uploadFile(t, t.demoAdminToken, { name: 'a.png', data: pngBytes(), visibility: 'pub\u0000' });
+      expectError(field, 400, 'request.validation_failed', 'visibility');
+    });
+  });
+
   it('sends files above the chunk threshold to chunked upload, and above the maximum answers 413', async () => {
     await call(t.app, 'PUT', '/api/settings/files', {
       token: t.demoAdminToken,

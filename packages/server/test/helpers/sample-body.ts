@@ -11,6 +11,7 @@ export type Schema = {
   items?: Schema;
   minItems?: number;
   maxItems?: number;
+  uniqueItems?: boolean;
   minLength?: number;
   maxLength?: number;
   minimum?: number;
@@ -66,7 +67,9 @@ function sampleString(s: Schema, name: string): string {
   if (s.pattern) {
     // a fixed-length character class (a hex digest: `^[A-Fa-f0-9]{64}$`) takes that many of its first character
     const fixed = /^\^\[([^\]])[^\]]*\]\{(\d+)\}\$$/.exec(s.pattern);
-    return fixed ? (fixed[1] as string).repeat(Number(fixed[2])) : 'sample-1';
+    if (fixed) return (fixed[1] as string).repeat(Number(fixed[2]));
+    const pattern = new RegExp(s.pattern, 'u');
+    return PATTERN_SAMPLES.find((v) => pattern.test(v) && fits(s, v)) ?? 'sample-1';
   }
   if (/password/i.test(name)) return 'Sample#Pass2026';
   const base = `s${name}`.replace(/[^a-z0-9]/gi, '').toLowerCase() || 'sample';
@@ -74,3 +77,18 @@ function sampleString(s: Schema, name: string): string {
   const str = base.length >= min ? base : base.padEnd(min, 'x');
   return s.maxLength ? str.slice(0, s.maxLength) : str;
 }
+
+/** Values that match the patterns the schemas use (a phone number, a time of day, a code), tried in order. */
+const PATTERN_SAMPLES = [
+  'sample-1',
+  '+8613800000000',
+  '12:30',
+  'a:b',
+  'CNY',
+  'PUB_KEY_ID_1',
+  'https://example.com/x',
+  'https://example.com',
+  'sample1sample12',
+];
+
+const fits = (s: Schema, v: string) => v.length >= (s.minLength ?? 0) && v.length <= (s.maxLength ?? Infinity);

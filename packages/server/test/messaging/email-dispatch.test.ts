@@ -1,6 +1,8 @@
 import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unsubscribeToken } from '../../src/modules/messaging/unsubscribe/token.ts';
 import { ADMIN_PASSWORD, call, createTestApp, login, type TestApp } from '../helpers/app.ts';
+import { expectError } from '../helpers/assert.ts';
 import { createUserWithPermissions, USER_PASSWORD } from '../helpers/fixtures.ts';
 import { count, dispatchesOf, outcomes, runTask, setContact, settle, testClock } from './dispatch-helpers.ts';
 import { headerOf, type SmtpReceiver, saveConfig, startSmtp } from './email-helpers.ts';
@@ -98,6 +100,30 @@ describe('email notifications', () => {
     }[];
     const row = matrix.find((e) => e.eventKey === 'wiki.doc.mentioned');
     expect(row?.channels.find((c) => c.channel === 'email')?.enabled).toBe(false);
+  });
+
+  it('a one-click form whose List-Unsubscribe is not One-Click is refused naming it, and nothing is written', async () => {
+    // once any value unsubscribed (input fuzz): the document says One-Click, or no form at all
+    const someone = await createUserWithPermissions(t, []);
+    const token = unsubscribeToken(t.app.ctx.secrets, {
+      tenantId: t.demoTenantId,
+      recipientKey: `u:${someone.userId}`,
+      eventKey: 'wiki.doc.mentioned',
+    });
+    const post = (payload: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/notification-unsubscribe/${token}`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload,
+      });
+    const before = await count(t, 'notification_preferences');
+    for (const payload of ['List-Unsubscribe=Two-Click', 'List-Unsubscribe=One-Click&List-Unsubscribe=One-Click']) {
+      expectError(await post(payload), 400, 'request.validation_failed', 'List-Unsubscribe');
+    }
+    expect(await count(t, 'notification_preferences')).toBe(before);
+    expect((await post('List-Unsubscribe=One-Click')).statusCode).toBe(200);
+    expect(await count(t, 'notification_preferences')).toBe(before + 1);
   });
 
   it('a forged or altered token is refused with a page, and nothing is written', async () => {

@@ -132,6 +132,7 @@ function testRoutes(app: FastifyInstance) {
     method: 'POST',
     url: '/api/test/signed',
     operation: 'test.signed.post',
+    errors: [401], // the signature does not match
     rawBody: true,
     bodyLimit: 1024,
     consumes: ['application/json', 'application/x-www-form-urlencoded', 'application/xml', 'text/xml'],
@@ -146,6 +147,7 @@ function testRoutes(app: FastifyInstance) {
     method: 'POST',
     url: '/api/test/ack/text',
     operation: 'test.ack.text',
+    errors: [404], // an unknown order
     reply: textAck,
     consumes: ['application/x-www-form-urlencoded'],
     schema: schema('test: a channel acknowledging in plain text', { body: Notify, response: Type.Null() }),
@@ -158,6 +160,7 @@ function testRoutes(app: FastifyInstance) {
     method: 'POST',
     url: '/api/test/ack/xml',
     operation: 'test.ack.xml',
+    errors: [401], // the signature does not match
     reply: xmlAck,
     rawBody: true,
     consumes: ['application/xml', 'text/xml'],
@@ -181,6 +184,7 @@ function testRoutes(app: FastifyInstance) {
     method: 'GET',
     url: '/api/test/internal',
     operation: 'test.internal.get',
+    errors: [409], // the order changed meanwhile
     schema: schema('test: an error with an internal detail', { response: Ok }),
     handler: async () => {
       throw new AppError(409, 'test.conflict', 'The order changed meanwhile', {

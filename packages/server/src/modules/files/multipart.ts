@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import type { AppError } from '../../platform/http/errors.ts';
 import { httpErrors } from '../../platform/http/errors.ts';
+import { assertText } from '../../platform/http/request-checks.ts';
 
 /**
  * The file part of a one-request multipart upload, as a stream: the general upload route and
@@ -39,14 +40,19 @@ export async function readFilePart(
     if (f && !Array.isArray(f) && f.type === 'field') fields[key] = String(f.value);
   }
   const name = fileName(part.filename);
-  if (!name) {
+  try {
+    // the kernel never parsed this body: its text is checked here, before a byte is stored
+    for (const [key, value] of Object.entries(fields)) assertText(key, value);
+    assertText('file', part.filename ?? '');
+    if (!name) throw httpErrors.invalidField('file', 'needs a file name (at most 255 characters)');
+  } catch (err) {
     part.file.destroy();
-    throw httpErrors.invalidField('file', 'needs a file name (at most 255 characters)');
+    throw err;
   }
   return { body: part.file, name, declaredMime: part.mimetype || null, fields };
 }
 
-/** The last path segment (some browsers send `C:\fakepath\x.pdf`), without control characters. */
+/** The last path segment (some browsers send `C:\fakepath\x.pdf`), without control characters (a NUL is refused before). */
 function fileName(raw: string | undefined): string | null {
   const base = (raw ?? '').split(/[/\\]/).pop() ?? '';
   // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping control characters is the point

@@ -57,6 +57,7 @@ export function registerReferenceRoutes(app: FastifyInstance, opts: { serverUrl:
     url: '/api/docs',
     operation: 'docs.reference.get',
     auth: 'public',
+    stateless: true, // a page held in memory
     reply: replyFormats.body('text/html'),
     schema: {
       tags: ['Docs'],

@@ -37,6 +37,7 @@ export function registerGuideRoutes(app: FastifyInstance): void {
     url: `${GUIDES_URL}/:name`,
     operation: 'docs.guide.get',
     auth: 'public',
+    stateless: true, // files of the install
     reply: replyFormats.body('text/html'),
     schema: {
       tags: ['Docs'],

@@ -129,10 +129,14 @@ export const OAUTH_ERROR_STATUS = {
 
 export type OAuthErrorCode = keyof typeof OAUTH_ERROR_STATUS;
 
-/** Every status a protocol error is answered with (oauthErrorStatus): the codes' own, and 429. */
-export const OAUTH_STATUSES: readonly number[] = [...new Set([...Object.values(OAUTH_ERROR_STATUS), 429])].sort(
-  (a, b) => a - b,
-);
+/**
+ * The status a kernel error of `status` is answered with on a protocol endpoint (oauthErrorBody,
+ * oauthErrorStatus): 401, 429 and 5xx keep theirs, every other refusal is `invalid_request`, a 400.
+ */
+export function oauthStatusOf(status: number): number {
+  if (status === 401 || status === 429 || status === 503) return status;
+  return status >= 500 ? 500 : 400;
+}
 
 /** An OAuth protocol error: `key` is the RFC code, `message` the public error_description. */
 export function oauthError(

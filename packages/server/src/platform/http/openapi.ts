@@ -156,6 +156,7 @@ export async function registerDocsRoutes(app: FastifyInstance, opts: { serverUrl
     url: '/api/openapi.json',
     operation: 'docs.openapi.get',
     auth: 'public',
+    stateless: true, // built from the route declarations
     reply: replyFormats.body(),
     schema: {
       tags: ['Docs'],

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { TSchema } from 'typebox';
-import { type AppError, OAUTH_STATUSES, oauthErrorBody, oauthErrorStatus } from './errors.ts';
+import { type AppError, oauthErrorBody, oauthErrorStatus, oauthStatusOf } from './errors.ts';
 import { Envelope } from './schemas.ts';
 
 /**
@@ -27,10 +27,11 @@ export type ErrorFormat = {
   /** the body's schema, shared by every error status of the route */
   schema: TSchema | { $ref: string };
   /**
-   * The statuses its errors are answered with when the format decides them (a protocol maps the
-   * kernel's 404, 413 or 415 to its own code and status); absent: the kernel's.
+   * The status an error of the kernel's `status` is answered with, when the format decides it (a
+   * protocol maps the kernel's 404, 413 or 415 to its own code and status); absent: the same.
+   * A route's `errors` name statuses as the format answers them.
    */
-  statuses?: readonly number[];
+  statusOf?(status: number): number;
   /**
    * The body for an error; the status (`err.status`) and `mediaType` are set already, and the
    * format may change them (a protocol's own status for a code) or add headers.
@@ -62,7 +63,7 @@ export function bodyAsIs(mediaType?: string): SuccessFormat {
  */
 export const oauthErrors: ErrorFormat = {
   schema: { $ref: 'OAuthErrorBody#' },
-  statuses: OAUTH_STATUSES,
+  statusOf: oauthStatusOf,
   body: (err, reply) => {
     const body = oauthErrorBody(err);
     reply.code(oauthErrorStatus(err, body.error)).header('cache-control', 'no-store').header('pragma', 'no-cache');

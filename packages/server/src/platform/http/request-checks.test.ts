@@ -3,9 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from './errors.ts';
 import { checkText } from './request-checks.ts';
 
-function fieldsOf(req: { params?: unknown; query?: unknown; body?: unknown }): string[] {
+function fieldsOf(req: { params?: unknown; query?: unknown; body?: unknown }, declaresQuery = true): string[] {
   try {
-    checkText({ params: {}, query: {}, ...req } as FastifyRequest);
+    const routeOptions = { schema: declaresQuery ? { querystring: {} } : {} };
+    checkText({ params: {}, query: {}, routeOptions, ...req } as unknown as FastifyRequest);
     return [];
   } catch (err) {
     expect(err).toBeInstanceOf(AppError);
@@ -26,6 +27,11 @@ describe('checkText', () => {
         body: { a: { b: [{ c: 'ok' }, { c: '\ud800' }] }, d: 'fine', e: ['\u0000'] },
       }).sort(),
     ).toEqual(['a.b.1.c', 'e.0', 'id', 'keyword']);
+  });
+
+  it('leaves alone a query string the route declares nothing of: it is never read', () => {
+    expect(fieldsOf({ query: { x: 'a\u0000' } }, false)).toEqual([]);
+    expect(fieldsOf({ query: { x: 'a\u0000' } })).toEqual(['x']);
   });
 
   it('checks object keys, and names a bad key without repeating the NUL', () => {

@@ -33,7 +33,7 @@ const MAX_REPORTED = 20;
 /**
  * Refuses text no column can hold, wherever it is in the request: PostgreSQL stores no NUL in
  * `text` or `jsonb`, and a lone UTF-16 surrogate has no UTF-8 encoding. Checked once for every
- * route (path, query, parsed body at any depth, object keys too), so no input reaches the
+ * route (path, a declared query, parsed body at any depth, object keys too), so no input reaches the
  * database with either; each bad field is named as validation errors name it.
  * Iterative: a body may be thousands of levels deep.
  */
@@ -57,7 +57,8 @@ export function checkText(req: FastifyRequest): void {
   };
   for (const [context, value] of [
     ['params', req.params],
-    ['querystring', req.query],
+    // a query string the route declares no schema for is never read: nothing of it reaches a column
+    ['querystring', req.routeOptions?.schema?.querystring ? req.query : undefined],
     ['body', req.body],
   ] as const) {
     const root: At = { value: {}, key: null, parent: null, context };

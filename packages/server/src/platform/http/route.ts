@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Static, type TProperties, type TSchema, Type } from 'typebox';
 import { captureRawBody } from './body-parsers.ts';
 import { type Cors, corsHeaders, declarePreflight } from './cors.ts';
+import { type ErrorStatus, errorStatusesOf } from './declared-statuses.ts';
 import { checkedRateLimit, type RateLimit } from './rate-limit.ts';
 import { envelopeErrors, type ReplyFormat, replyFormats } from './reply-formats.ts';
 import type { MediaType } from './request-checks.ts';
@@ -24,7 +25,7 @@ export type AuthMode =
   /** an open-platform application's OAuth 2 access token holding the route's `scopes` (RFC 6750) */
   | 'app';
 
-type Schemas = {
+export type Schemas = {
   tags: string[];
   summary: string;
   description?: string;
@@ -105,6 +106,18 @@ export type RouteDef<S extends Schemas, R extends boolean = false> = {
    * success answer holds.
    */
   cookies?: { reads?: Record<string, string>; sets?: string };
+  /**
+   * Error statuses the handler raises (its services' AppErrors: a 404 for an id in the body, a 409
+   * for a name taken, a 400 for a rule about the input), answered in the route's error format.
+   * The kernel's own are derived from the rest of the declaration (declared-statuses.ts); an
+   * answer of another shape is a `responses` entry.
+   */
+  errors?: readonly ErrorStatus[];
+  /**
+   * The route reads neither the database nor the cache (the document, its pages, static protocol
+   * metadata): no dependency can fail under it, so it answers no 503 (and, as a write, no 409).
+   */
+  stateless?: true;
   /** answers besides the success and the kernel's errors, for the document (an HTML error page, a redirect) */
   responses?: Record<number, ExtraResponse>;
   schema: S;
@@ -155,12 +168,6 @@ export type RouteConfig = {
 };
 
 /**
- * The kernel's errors, on every operation that can produce them, answered in the route's error
- * format (unless the format has statuses of its own); 415 is added for a body of another media
- * type (docs/api-conventions.md).
- */
-const errorStatuses = [400, 401, 403, 404, 409, 413, 429, 500, 503] as const;
-/**
  * Answered before any route runs, always in the envelope whatever the route's format: 408 and
  * 431 by Node's clientError (any operation), 414 by the router (an over-long path parameter).
  */
@@ -186,9 +193,11 @@ export function route<S extends Schemas, R extends boolean = false>(app: Fastify
   const answers: Record<number, readonly string[]> = {
     [status]: noContent ? [] : [format.success.mediaType ?? JSON_TYPE],
   };
-  const statuses: number[] = format.error.statuses ? [...format.error.statuses] : [...errorStatuses];
-  if (!format.error.statuses && def.method !== 'GET') statuses.push(415);
-  for (const code of statuses) {
+  // what the declaration can answer (declared-statuses.ts), as the route's error format answers it
+  const mapped = errorStatusesOf(def).map((code) =>
+    format.error.statusOf && !def.errors?.includes(code as ErrorStatus) ? format.error.statusOf(code) : code,
+  );
+  for (const code of new Set(mapped)) {
     responses[code] = documented(format.error.schema, format.error.mediaType);
     answers[code] = [format.error.mediaType ?? JSON_TYPE];
   }

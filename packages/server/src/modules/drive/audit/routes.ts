@@ -60,6 +60,7 @@ export function accessLogRoutes(app: FastifyInstance, logs: AccessLogsService) {
     url: '/api/drive/share-links/access-logs/export',
     operation: 'drive.share_link.space_access_logs_export',
     permission: 'drive:node:view',
+    errors: [404], // the space named in the body
     status: 201,
     schema: {
       tags,

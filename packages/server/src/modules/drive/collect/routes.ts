@@ -16,6 +16,7 @@ export function collectRoutes(app: FastifyInstance, collect: CollectService) {
     operation: 'drive.public_share.submit',
     auth: 'public',
     feature: 'drive',
+    errors: [401, 429], // a password-protected link without its session; too many submissions
     responses: goneLink,
     status: 201,
     consumes: ['multipart/form-data'],

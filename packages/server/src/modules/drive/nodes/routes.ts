@@ -49,6 +49,7 @@ export function nodeRoutes(app: FastifyInstance, { nodes, moves, copies }: NodeS
     url: '/api/drive/nodes',
     operation: 'drive.node.list',
     permission: VIEW,
+    errors: [404], // the space or folder of the query
     schema: {
       tags,
       summary: "A folder's content (parentId omitted: the space root)",
@@ -132,6 +133,7 @@ export function nodeRoutes(app: FastifyInstance, { nodes, moves, copies }: NodeS
     url: '/api/drive/nodes/folder',
     operation: 'drive.folder.create',
     permission: EDIT,
+    errors: [404], // the space or parent folder of the body
     status: 201,
     reply: createdOrFound,
     responses: {
@@ -179,6 +181,7 @@ export function nodeRoutes(app: FastifyInstance, { nodes, moves, copies }: NodeS
     url: '/api/drive/nodes/move',
     operation: 'drive.node.move',
     permission: EDIT,
+    errors: [404], // the nodes and the target of the body
     responses: lockedNode,
     schema: {
       tags,
@@ -199,6 +202,7 @@ export function nodeRoutes(app: FastifyInstance, { nodes, moves, copies }: NodeS
     url: '/api/drive/nodes/copy',
     operation: 'drive.node.copy',
     permission: EDIT,
+    errors: [404], // the nodes and the target of the body
     status: 201,
     schema: {
       tags,

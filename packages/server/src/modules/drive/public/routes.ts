@@ -69,6 +69,7 @@ export function publicShareRoutes(
     operation: 'drive.public_share.password',
     auth: 'public',
     feature,
+    errors: [401, 429], // a wrong password; too many of them
     responses: goneLink,
     schema: {
       tags,
@@ -95,6 +96,7 @@ export function publicShareRoutes(
     operation: 'drive.public_share.nodes',
     auth: 'public',
     feature,
+    errors: [401], // a password-protected link without its session
     responses: goneLink,
     schema: {
       tags,
@@ -114,6 +116,7 @@ export function publicShareRoutes(
     operation: 'drive.public_share.content',
     auth: 'public',
     feature,
+    errors: [401], // a password-protected link without its session
     reply: replyFormats.file,
     responses: { ...contentResponses, ...goneLink },
     schema: {
@@ -143,6 +146,7 @@ export function publicShareRoutes(
     operation: 'drive.public_share.preview',
     auth: 'public',
     feature,
+    errors: [401], // a password-protected link without its session
     reply: replyFormats.file,
     responses: previewResponses,
     schema: {

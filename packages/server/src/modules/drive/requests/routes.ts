@@ -21,6 +21,7 @@ export function requestRoutes(app: FastifyInstance, requests: RequestsService) {
     url: '/api/drive/access-requests',
     operation: 'drive.access_request.create',
     permission: 'drive:node:view',
+    errors: [404], // the node of the body
     status: 201,
     schema: {
       tags,

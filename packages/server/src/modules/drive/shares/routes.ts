@@ -22,6 +22,7 @@ export function shareLinkRoutes(app: FastifyInstance, shares: SharesService) {
     url: '/api/drive/share-links',
     operation: 'drive.share_link.create',
     permission: 'drive:node:edit',
+    errors: [404], // the node of the body
     status: 201,
     schema: {
       tags,
@@ -58,6 +59,7 @@ export function shareLinkRoutes(app: FastifyInstance, shares: SharesService) {
     url: '/api/drive/share-links',
     operation: 'drive.share_link.list',
     permission: 'drive:node:view',
+    errors: [404], // the space of the query
     schema: {
       tags,
       summary: 'Every share link of a space (space manager), newest first',

@@ -57,6 +57,7 @@ export function shortLinkRoutes(app: FastifyInstance, shortLinks: ShortLinksServ
     url: '/api/drive/share-links/:id/qr',
     operation: 'drive.share_link.qr',
     permission: 'drive:node:view',
+    errors: [409], // a revoked link has no code
     reply: replyFormats.file,
     responses: {
       200: {
@@ -91,6 +92,7 @@ export function shortLinkRoutes(app: FastifyInstance, shortLinks: ShortLinksServ
     operation: 'drive.public_share.short_link',
     auth: 'public',
     feature: 'drive',
+    errors: [429], // too many unknown codes from one address
     responses: {
       ...goneLink,
       302: {

@@ -41,6 +41,7 @@ export function uploadRoutes(app: FastifyInstance, uploads: UploadsService) {
     auth: 'user',
     permission: edit,
     feature,
+    errors: [404], // the space, folder or file of the form
     status: 201,
     consumes: ['multipart/form-data'],
     responses: lockedNode,
@@ -71,6 +72,7 @@ export function uploadRoutes(app: FastifyInstance, uploads: UploadsService) {
     auth: 'user',
     permission: edit,
     feature,
+    errors: [404], // the space, folder or file of the body
     status: 201,
     responses: lockedNode,
     schema: {
@@ -94,6 +96,7 @@ export function uploadRoutes(app: FastifyInstance, uploads: UploadsService) {
     auth: 'user',
     permission: edit,
     feature,
+    errors: [404], // the upload session named in the query
     // one operation-log row per upload (init, complete), not one per chunk
     audit: false,
     consumes: ['application/octet-stream'],
@@ -130,6 +133,7 @@ export function uploadRoutes(app: FastifyInstance, uploads: UploadsService) {
     auth: 'user',
     permission: edit,
     feature,
+    errors: [404], // the upload session of the body
     status: 201,
     responses: { ...lockedNode, ...hashMismatch },
     schema: {
@@ -173,6 +177,7 @@ export function uploadRoutes(app: FastifyInstance, uploads: UploadsService) {
     auth: 'user',
     permission: edit,
     feature,
+    errors: [404], // the space, folder or file of the body
     responses: lockedNode,
     schema: {
       tags,

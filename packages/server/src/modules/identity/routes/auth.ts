@@ -54,6 +54,7 @@ export function authRoutes(
     url: '/api/auth/login',
     operation: 'identity.session.login',
     auth: 'public',
+    errors: [401, 403], // wrong credentials; a locked or disabled account or tenant
     // per client IP across accounts, before the body is read; the per-account limit is the service's
     rateLimit: { key: 'ip', max: limits.loginIpLimitPerMinute, windowSeconds: 60 },
     schema: {
@@ -98,6 +99,7 @@ export function authRoutes(
     url: '/api/auth/refresh',
     operation: 'identity.session.refresh',
     auth: 'public',
+    errors: [401], // no refresh token, or one that is invalid or reused
     schema: {
       tags: ['Auth'],
       summary: 'Exchange a refresh token for a new token pair (the old refresh token dies)',

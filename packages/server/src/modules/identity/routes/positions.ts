@@ -110,6 +110,7 @@ export function positionRoutes(app: FastifyInstance, positions: PositionsService
     operation: 'identity.position.batch_delete',
     auth: 'user',
     permission: 'system:position:delete',
+    errors: [404], // an id of the batch outside the tenant
     schema: { tags, summary: 'Delete several positions, all or nothing', body: BatchIds, response: BatchResult },
     handler: async (req) => positions.removeMany(req.scope, req.body.ids),
   });

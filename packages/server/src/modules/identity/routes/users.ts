@@ -56,6 +56,7 @@ export function usersRoutes(app: FastifyInstance, users: UsersService, permissio
     operation: 'identity.user.batch_delete',
     auth: 'user',
     permission: 'system:user:delete',
+    errors: [404], // an id of the batch outside the tenant
     schema: { tags, summary: 'Delete several users (all or nothing)', body: BatchIds, response: BatchResult },
     handler: async (req) => users.removeMany(req.scope, req.body.ids),
   });
@@ -66,6 +67,7 @@ export function usersRoutes(app: FastifyInstance, users: UsersService, permissio
     operation: 'identity.user.batch_status',
     auth: 'user',
     permission: 'system:user:update',
+    errors: [404], // an id of the batch outside the tenant
     schema: {
       tags,
       summary: 'Enable or disable several users (all or nothing)',

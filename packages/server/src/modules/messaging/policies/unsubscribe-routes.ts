@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { escapeHtml } from '../../../platform/html/escape.ts';
+import { httpErrors } from '../../../platform/http/errors.ts';
 import { replyFormats } from '../../../platform/http/reply-formats.ts';
 import { route } from '../../../platform/http/route.ts';
 import type { UnsubscribeService } from './unsubscribe-service.ts';
@@ -77,6 +78,10 @@ export function unsubscribeRoutes(app: FastifyInstance, links: UnsubscribeServic
       response: Type.String(),
     },
     handler: async (req, reply) => {
+      // not validated (the form may be left out), but a form that is sent says One-Click (RFC 8058 §3.1)
+      const click = (req.body as Record<string, unknown> | undefined)?.['List-Unsubscribe'];
+      if (click !== undefined && click !== 'One-Click')
+        throw httpErrors.invalidField('List-Unsubscribe', 'must be One-Click');
       const def = await links.unsubscribe(req.params.token);
       if (!def) return invalid(reply);
       return page(

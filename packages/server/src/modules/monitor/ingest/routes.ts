@@ -21,6 +21,7 @@ export function reportRoutes(app: FastifyInstance, ingest: IngestService, bodyLi
     url: '/api/frontend-errors',
     operation: 'monitor.error.report',
     auth: 'optional',
+    errors: [403], // an unknown site key, an origin the site does not allow
     audit: false,
     bodyLimit: Math.min(bodyLimitBytes, REPORT_BODY_LIMIT),
     cors: {

@@ -162,6 +162,7 @@ export function oauthRoutes(app: FastifyInstance, authorize: AuthorizeService, e
     operation: 'open_platform.oauth_userinfo.get',
     auth: 'public',
     ...protocol,
+    errors: [400, 401, 403], // invalid_request, invalid_token, insufficient_scope
     schema: {
       tags,
       summary: 'OpenID Connect UserInfo: claims of the user an access token is bound to',
@@ -182,6 +183,7 @@ export function oauthRoutes(app: FastifyInstance, authorize: AuthorizeService, e
     auth: 'public',
     ...protocol,
     ...form,
+    errors: [401, 403], // invalid_token, insufficient_scope
     // RFC 6750 §2.1, §2.2: the token in the Authorization header, or the form's access_token
     optionalBody: true,
     schema: {
@@ -219,6 +221,7 @@ export function oauthRoutes(app: FastifyInstance, authorize: AuthorizeService, e
       operation,
       auth: 'public',
       ...protocol,
+      stateless: true, // built from the configuration
       schema: { tags, summary, response: ServerMetadataSchema },
       handler: async () => endpoints.metadata(),
     });

@@ -126,6 +126,7 @@ export function noticeRoutes(app: FastifyInstance, notices: NoticeService) {
     operation: 'system.notice.batch_delete',
     auth: 'user',
     permission: 'system:notice:delete',
+    errors: [404], // an id of the batch outside the tenant
     schema: { tags, summary: 'Delete several notices, all or nothing', body: BatchIds, response: BatchResult },
     handler: async (req) => notices.removeMany(req.scope, req.body.ids),
   });

@@ -27,6 +27,7 @@ export function holdRoutes(app: FastifyInstance, holds: HoldsService) {
     auth: 'user',
     permission,
     feature: 'drive',
+    errors: [404], // the node of the body
     status: 201,
     schema: {
       tags,

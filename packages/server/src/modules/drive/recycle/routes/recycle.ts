@@ -25,6 +25,7 @@ export function recycleRoutes(app: FastifyInstance, recycle: RecycleService) {
     auth: 'user',
     permission: 'drive:node:edit',
     feature: 'drive',
+    errors: [404], // the nodes of the body
     responses: lockedNode,
     schema: {
       tags,
@@ -45,6 +46,7 @@ export function recycleRoutes(app: FastifyInstance, recycle: RecycleService) {
     auth: 'user',
     permission: 'drive:node:view',
     feature: 'drive',
+    errors: [404], // the space of the query
     schema: {
       tags,
       summary: "A space's recycle bin: the deleted items you may browse, newest first",
@@ -61,6 +63,7 @@ export function recycleRoutes(app: FastifyInstance, recycle: RecycleService) {
     auth: 'user',
     permission: 'drive:node:edit',
     feature: 'drive',
+    errors: [404], // the nodes of the body
     schema: {
       tags,
       summary: 'Restore recycle-bin items (editor) into their folder, or the space root when it is gone',
@@ -78,6 +81,7 @@ export function recycleRoutes(app: FastifyInstance, recycle: RecycleService) {
     auth: 'user',
     permission: 'drive:node:edit',
     feature: 'drive',
+    errors: [404], // the nodes of the body
     schema: {
       tags,
       summary: 'Delete recycle-bin items for good (manager); refused while a legal hold reaches them',
@@ -94,6 +98,7 @@ export function recycleRoutes(app: FastifyInstance, recycle: RecycleService) {
     auth: 'user',
     permission: 'drive:node:edit',
     feature: 'drive',
+    errors: [404], // the space of the body
     schema: {
       tags,
       summary: "Empty a space's recycle bin (manager); items under a legal hold are kept",

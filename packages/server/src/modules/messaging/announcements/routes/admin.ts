@@ -133,6 +133,7 @@ export function adminRoutes(app: FastifyInstance, announcements: AnnouncementSer
     operation: 'messaging.announcement.batch_delete',
     auth: 'user',
     permission: 'system:announcement:delete',
+    errors: [404], // an id of the batch outside the tenant
     schema: { tags, summary: 'Delete several announcements, all or nothing', body: BatchIds, response: BatchResult },
     handler: async (req) => announcements.removeMany(req.scope, req.body.ids),
   });

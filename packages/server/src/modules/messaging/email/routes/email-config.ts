@@ -42,6 +42,7 @@ export function emailConfigRoutes(app: FastifyInstance, configs: EmailConfigServ
     operation: 'messaging.email_config.test',
     auth: 'user',
     permission: 'system:email-config:update',
+    errors: [404], // no SMTP configuration saved yet
     schema: {
       tags,
       summary: 'Send a test mail with the saved configuration of this scope (writes a send log)',

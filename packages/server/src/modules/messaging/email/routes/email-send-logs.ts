@@ -56,6 +56,7 @@ export function emailSendLogRoutes(app: FastifyInstance, logs: EmailSendLogServi
     operation: 'messaging.email_send_log.batch_delete',
     auth: 'user',
     permission: 'system:email-send-log:delete',
+    errors: [404], // an id of the batch outside the tenant
     schema: {
       tags,
       summary: 'Delete several email send logs, all or nothing',

@@ -47,6 +47,7 @@ export function myMessageRoutes(app: FastifyInstance, messages: MessageService) 
     url: '/api/in-app-messages/batch-read',
     operation: 'messaging.in_app_message.batch_read',
     auth: 'user',
+    errors: [404], // an id of the batch not among my messages
     schema: {
       tags,
       summary: 'Mark several of my in-app messages read, all or nothing',
@@ -63,6 +64,7 @@ export function myMessageRoutes(app: FastifyInstance, messages: MessageService) 
     url: '/api/in-app-messages/batch',
     operation: 'messaging.in_app_message.batch_delete',
     auth: 'user',
+    errors: [404], // an id of the batch not among my messages
     schema: {
       tags,
       summary: 'Delete several of my in-app messages, all or nothing',

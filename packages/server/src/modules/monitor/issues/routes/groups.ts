@@ -71,6 +71,7 @@ export function groupRoutes(app: FastifyInstance, issues: IssueService) {
     operation: 'monitor.error_group.batch_status',
     auth: 'user',
     permission: MANAGE,
+    errors: [404], // an id of the batch outside the tenant
     schema: {
       tags,
       summary: 'Set the status of several issues (all or nothing)',
@@ -86,6 +87,7 @@ export function groupRoutes(app: FastifyInstance, issues: IssueService) {
     operation: 'monitor.error_group.batch_delete',
     auth: 'user',
     permission: MANAGE,
+    errors: [404], // an id of the batch outside the tenant
     schema: {
       tags,
       summary: 'Delete several issues with their events and affected users (all or nothing)',
