@@ -5456,70 +5456,7 @@ export interface operations {
                 };
             };
             /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
             408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5558,8 +5495,13 @@ export interface operations {
                         error: string;
                         message: string;
                         details?: {
+                            /** @description dotted path of the field (roleIds.2 is an item of roleIds) */
                             field: string;
                             message: string;
+                            /** @description what the field broke, to say it in the reader’s language: a JSON Schema keyword (required, minLength, maxLength, pattern, format, minimum, maximum, enum, type, …) or a service rule (unique: the value is taken; same_password, wrong_password) */
+                            rule?: string;
+                            /** @description the bound of the rule (minLength: 8) */
+                            limit?: number;
                         }[];
                         /** @description seconds to wait before retrying (429); also the Retry-After header */
                         retryAfter?: number;
@@ -5754,70 +5696,7 @@ export interface operations {
                 };
             };
             /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
             408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
-            };
-            /** @description Default Response */
-            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5856,8 +5735,13 @@ export interface operations {
                         error: string;
                         message: string;
                         details?: {
+                            /** @description dotted path of the field (roleIds.2 is an item of roleIds) */
                             field: string;
                             message: string;
+                            /** @description what the field broke, to say it in the reader’s language: a JSON Schema keyword (required, minLength, maxLength, pattern, format, minimum, maximum, enum, type, …) or a service rule (unique: the value is taken; same_password, wrong_password) */
+                            rule?: string;
+                            /** @description the bound of the rule (minLength: 8) */
+                            limit?: number;
                         }[];
                         /** @description seconds to wait before retrying (429); also the Retry-After header */
                         retryAfter?: number;

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { expect } from 'vitest';
+import { asyncTasks } from '../../src/modules/tasks/tables.ts';
 import type { Scope, UserPrincipal } from '../../src/platform/auth/principal.ts';
 import type { Db } from '../../src/platform/db/client.ts';
 import { call, type TestApp } from '../helpers/app.ts';
@@ -97,4 +98,14 @@ export function parseCsv(text: string): string[][] {
     rows.push(row);
   }
   return rows;
+}
+
+/** A finished task row of a tenant (a fixture written directly: no worker runs for it). */
+export async function taskRow(t: TestApp, tenantId: number, ownerUserId: number): Promise<number> {
+  const [row] = await t.database.db
+    .insert(asyncTasks)
+    .values({ tenantId, ownerUserId, kind: 'export.operation_logs', status: 'succeeded', progress: 100 })
+    .returning();
+  if (!row) throw new Error('async_tasks insert failed');
+  return row.id;
 }
