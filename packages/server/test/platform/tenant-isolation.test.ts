@@ -170,6 +170,7 @@ function plantedRoutes(app: FastifyInstance) {
     method: 'POST',
     url: '/api/test/planted/positions/read',
     operation: 'test.planted_position.read',
+    errors: [404], // the id in the body names nothing of the caller's
     auth: 'user',
     schema: { ...schema, body: Type.Object({ positionId: Id }), response: Type.Object({ name: Type.String() }) },
     handler: async (req) => {
@@ -182,6 +183,7 @@ function plantedRoutes(app: FastifyInstance) {
     method: 'POST',
     url: '/api/test/planted/issues/forget',
     operation: 'test.planted_issue.forget',
+    errors: [404], // the id in the body names nothing of the caller's
     auth: 'user',
     schema: { ...schema, body: Type.Object({ groupId: Id }), response: Type.Null() },
     status: 204,
