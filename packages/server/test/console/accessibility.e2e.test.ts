@@ -2,6 +2,11 @@
 // themes, checked by axe-core (WCAG 2.1 A and AA rules) in Chromium against the service serving the
 // built console. A serious or critical violation fails the test, named by rule, element, page,
 // language and theme. axe runs from the installed axe-core package: nothing is fetched.
+//
+// Two pairings, not all four: what axe finds depends on the theme (colours, contrast) or on the
+// language (the lang attribute, names and labels in the translated text), never on the two
+// together, so each page in zh-CN/light and en/dark meets every rule in both themes and both
+// languages, in half the time of the four.
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,8 +18,6 @@ import { type ConsoleSite, hasChromium, type Language, startConsoleSite, type Th
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 const COMBINATIONS: [Language, Theme][] = [
   ['zh-CN', 'light'],
-  ['zh-CN', 'dark'],
-  ['en', 'light'],
   ['en', 'dark'],
 ];
 
@@ -323,6 +326,6 @@ describe.skipIf(!hasChromium)('accessibility of every console page (axe, WCAG 2.
     );
     found.sort();
     expect(found, found.join('\n')).toEqual([]);
-    // 4 contexts side by side over ~17 pages: minutes when other tests share the 2 cores
+    // 2 contexts side by side over ~25 pages: minutes when other tests share the 2 cores
   }, 600_000);
 });

@@ -101,47 +101,67 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     ...opts.env,
   });
   const database = await openDatabase({ url: store.url, kind: 'external', poolMax: config.databasePoolMax });
-  await runMigrations(database);
   const cache = createCache({ redisUrl: config.redisUrl, prefix: config.redisKeyPrefix });
-  const undocumented = new Map<string, UndocumentedAnswer>();
-  const app = await buildApp({
-    onUndocumentedAnswer: (a) => undocumented.set(`${a.operation} ${a.problem}`, a),
-    config,
-    database,
-    cache,
-    clock: opts.clock,
-    extraRoutes: opts.extraRoutes,
-    logDestination: opts.logDestination,
-    extraEvents: opts.extraEvents,
-    consoleDir: opts.consoleDir,
-    ...(opts.license ? { license: loadLicense(opts.license) } : {}),
-  });
-  await seedIdentity(app.ctx, app.permissionCodes);
-  await seedConsoleSite(app.ctx);
-  const adminToken = await login(app, 'admin', ADMIN_PASSWORD);
-  const demoAdminToken = await login(app, 'admin', ADMIN_PASSWORD, 'demo');
-  const me = await call(app, 'GET', '/api/auth/me', { token: demoAdminToken });
-  return {
-    app,
-    database,
-    cache,
-    store,
-    adminToken,
-    demoAdminToken,
-    demoTenantId: me.json().data.user.tenantId,
-    async close() {
-      await app.close();
-      await cache.close();
-      await database.close();
-      if (ownStore) await store.drop();
-      if (undocumented.size) {
-        const lines = [...undocumented.values()].map(
-          (a) => `  ${a.operation} (${a.method} ${a.url.slice(0, 100)}): ${a.problem}`,
-        );
-        throw new Error(`answers the OpenAPI document does not declare (route.ts responses):\n${lines.join('\n')}`);
-      }
-    },
+  let app: FastifyInstance | undefined;
+  // A setup that fails halfway (the server out of connections, a seed that throws) leaves nothing
+  // running: the test never gets the handle to close it, and a live app keeps its connections and
+  // its cron for the rest of the worker, starving every file after it.
+  const undo = async () => {
+    await app?.close().catch(() => {});
+    await cache.close().catch(() => {});
+    await database.close().catch(() => {});
+    if (ownStore) await store.drop().catch(() => {});
   };
+  try {
+    return await setUp();
+  } catch (err) {
+    await undo();
+    throw err;
+  }
+
+  async function setUp(): Promise<TestApp> {
+    await runMigrations(database);
+    const undocumented = new Map<string, UndocumentedAnswer>();
+    app = await buildApp({
+      onUndocumentedAnswer: (a) => undocumented.set(`${a.operation} ${a.problem}`, a),
+      config,
+      database,
+      cache,
+      clock: opts.clock,
+      extraRoutes: opts.extraRoutes,
+      logDestination: opts.logDestination,
+      extraEvents: opts.extraEvents,
+      consoleDir: opts.consoleDir,
+      ...(opts.license ? { license: loadLicense(opts.license) } : {}),
+    });
+    const built = app;
+    await seedIdentity(built.ctx, built.permissionCodes);
+    await seedConsoleSite(built.ctx);
+    const adminToken = await login(built, 'admin', ADMIN_PASSWORD);
+    const demoAdminToken = await login(built, 'admin', ADMIN_PASSWORD, 'demo');
+    const me = await call(built, 'GET', '/api/auth/me', { token: demoAdminToken });
+    return {
+      app: built,
+      database,
+      cache,
+      store,
+      adminToken,
+      demoAdminToken,
+      demoTenantId: me.json().data.user.tenantId,
+      async close() {
+        await built.close();
+        await cache.close();
+        await database.close();
+        if (ownStore) await store.drop();
+        if (undocumented.size) {
+          const lines = [...undocumented.values()].map(
+            (a) => `  ${a.operation} (${a.method} ${a.url.slice(0, 100)}): ${a.problem}`,
+          );
+          throw new Error(`answers the OpenAPI document does not declare (route.ts responses):\n${lines.join('\n')}`);
+        }
+      },
+    };
+  }
 }
 
 export async function login(
