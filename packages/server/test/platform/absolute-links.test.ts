@@ -75,12 +75,15 @@ describe.each(setups)('absolute links: $name', ({ env, base }) => {
     const id = started.json().data.id as number;
     const done = await waitForTask(t, t.demoAdminToken, id);
     expect(done.resultUrl).toBe(`${base}/api/tasks/${id}/result`);
-    const pushes = await t.database.db
-      .select()
-      .from(realtimeEvents)
-      .where(and(eq(realtimeEvents.topic, 'task.finished'), eq(realtimeEvents.tenantId, t.demoTenantId)));
-    const push = pushes.find((p) => (p.payload as { taskId: number }).taskId === id);
-    expect(push?.payload).toMatchObject({ resultUrl: `${base}/api/tasks/${id}/result` });
+    // the push follows the task's last write: wait for it rather than race it
+    const pushOf = async () =>
+      (
+        await t.database.db
+          .select()
+          .from(realtimeEvents)
+          .where(and(eq(realtimeEvents.topic, 'task.finished'), eq(realtimeEvents.tenantId, t.demoTenantId)))
+      ).find((p) => (p.payload as { taskId: number }).taskId === id)?.payload;
+    await expect.poll(pushOf, { timeout: 10_000 }).toMatchObject({ resultUrl: `${base}/api/tasks/${id}/result` });
   });
 
   it("a managed file's url", async () => {
