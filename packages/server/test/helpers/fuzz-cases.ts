@@ -2,6 +2,7 @@ import { type Schema, sampleOf } from './sample-body.ts';
 
 export type Operation = {
   operationId?: string;
+  security?: object[];
   parameters?: { in: string; name: string; required?: boolean; schema: Schema }[];
   requestBody?: { content: Record<string, { schema?: Schema }> };
   responses: Record<string, { content?: Record<string, { schema?: Schema }> }>;

@@ -129,8 +129,9 @@ export async function createFuzzer(t: TestApp, dataDir: string) {
       const values = path.includes('{') ? opts.resources?.valuesFor(path) : {};
       if (!values) report.withoutResources.push(`${method.toUpperCase()} ${path}`);
       const expected = [...AUDIT_WRITES, ...(opts.expectedWrites?.[op.operationId ?? ''] ?? [])];
-      // an operation that needs credentials refuses every anonymous case alike, before reading it
-      const signedIn = !(op as { security?: unknown[] }).security;
+      // an operation that needs credentials (no `security`: the document's bearer token; or only
+      // requirements: an OAuth token) refuses every anonymous case alike, before reading it
+      const signedIn = !op.security || (op.security.length > 0 && op.security.every((s) => Object.keys(s).length > 0));
       const cases = fuzzCases(path, method, op, {
         path: values,
         ...opts.resources?.extrasFor(method.toUpperCase(), path),
