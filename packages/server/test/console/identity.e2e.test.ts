@@ -136,7 +136,7 @@ describe.skipIf(!existsSync(CHROMIUM))('identity pages in Chromium', () => {
     expect(await navigation(page)).toEqual(expect.arrayContaining(['System', 'Users', 'Roles', 'Departments']));
 
     // sign out, sign in as the new user
-    await page.getByRole('button', { name: 'admin' }).hover();
+    await page.getByRole('button', { name: 'admin' }).click();
     await page.getByRole('menuitem', { name: 'Sign out' }).click();
     await page.waitForURL(/\/login/);
     await signIn(page, 'vera', VIEWER_PASSWORD);

@@ -48,7 +48,7 @@ describe.skipIf(!hasChromium)('the profile page in Chromium', () => {
   it('is reached from the user menu and shows who is signed in', async () => {
     const page = await site.page({ language: 'en' });
     await signIn(page);
-    await page.getByRole('button', { name: 'admin' }).hover();
+    await page.getByRole('button', { name: 'admin' }).click();
     await page.getByRole('menuitem', { name: 'Profile' }).click();
     await page.waitForURL((u) => u.pathname === '/profile');
     await page.getByRole('heading', { name: 'Profile', level: 1 }).waitFor();

@@ -63,7 +63,9 @@ export function Shell() {
             <TasksButton />
             <NotificationBell />
             <PreferenceSwitches />
+            {/* opened by a click: a hover-only menu cannot be opened on a touch screen */}
             <Dropdown
+              trigger={['click']}
               menu={{
                 items: [
                   { key: 'profile', label: <Link to="/profile">{t('profile')}</Link> },
