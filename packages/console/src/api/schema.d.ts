@@ -22686,6 +22686,7 @@ export interface operations {
                                 };
                                 status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
                                 progress: number;
+                                /** @description why it failed; on a queued task, the outage it waits out (a dependency answered 503: it runs again, 5 s doubling to 15 min, 12 times) */
                                 error: string | null;
                                 cancelRequested: boolean;
                                 /** @description succeeded with a result file that has not expired */
@@ -22796,6 +22797,7 @@ export interface operations {
                             };
                             status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
                             progress: number;
+                            /** @description why it failed; on a queued task, the outage it waits out (a dependency answered 503: it runs again, 5 s doubling to 15 min, 12 times) */
                             error: string | null;
                             cancelRequested: boolean;
                             /** @description succeeded with a result file that has not expired */
@@ -22920,6 +22922,7 @@ export interface operations {
                             };
                             status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
                             progress: number;
+                            /** @description why it failed; on a queued task, the outage it waits out (a dependency answered 503: it runs again, 5 s doubling to 15 min, 12 times) */
                             error: string | null;
                             cancelRequested: boolean;
                             /** @description succeeded with a result file that has not expired */
@@ -23212,6 +23215,7 @@ export interface operations {
                             };
                             status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
                             progress: number;
+                            /** @description why it failed; on a queued task, the outage it waits out (a dependency answered 503: it runs again, 5 s doubling to 15 min, 12 times) */
                             error: string | null;
                             cancelRequested: boolean;
                             /** @description succeeded with a result file that has not expired */
@@ -34030,6 +34034,7 @@ export interface operations {
                             };
                             status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
                             progress: number;
+                            /** @description why it failed; on a queued task, the outage it waits out (a dependency answered 503: it runs again, 5 s doubling to 15 min, 12 times) */
                             error: string | null;
                             cancelRequested: boolean;
                             /** @description succeeded with a result file that has not expired */
@@ -34206,6 +34211,7 @@ export interface operations {
                             };
                             status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
                             progress: number;
+                            /** @description why it failed; on a queued task, the outage it waits out (a dependency answered 503: it runs again, 5 s doubling to 15 min, 12 times) */
                             error: string | null;
                             cancelRequested: boolean;
                             /** @description succeeded with a result file that has not expired */
@@ -51232,7 +51238,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description processing failed (channel_a, channel_c): the failure acknowledgement, and the channel resends; an error before the channel’s adapter answers (the database) is the envelope */
+            /** @description processing failed (channel_a, channel_c): the failure acknowledgement, and the channel resends; an error before the channel’s adapter answers is the envelope */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -51246,13 +51252,18 @@ export interface operations {
                     } | components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Default Response */
+            /** @description the database (or another dependency) is down, nothing applied (channel_a, channel_c): the failure acknowledgement, and the channel resends; channel_b’s failure stays 200 `fail`. Before the adapter answers: the envelope `ops.database_unavailable` */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/plain": "fail";
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "FAIL";
+                        message: string;
+                    } | components["schemas"]["ErrorBody"];
                 };
             };
         };

@@ -4,13 +4,15 @@ import { createFilesTestApp, type FilesTestApp, pngBytes, uploadFile } from '../
 import { S3_SECRET, startS3rver, type TestS3 } from '../files/storage-s3rver.ts';
 import { ADMIN_PASSWORD, call } from '../helpers/app.ts';
 import { expectError, rowCount } from '../helpers/assert.ts';
+import { jobsForTask, type TaskData } from '../tasks/tasks-helpers.ts';
 import { expectAnswered, health, metric, pollUntil, type Timed, timedCall } from './fault-helpers.ts';
 
 /**
  * The platform's S3-compatible storage (s3rver) stopped and started again under a running
  * instance (issue 27, decision 0040): uploads and downloads answer 503 ops.storage_unavailable
  * within the bound and write nothing; everything else goes on; health says degraded; once the
- * storage is back the files stored before are read back byte for byte and uploads work again.
+ * storage is back the files stored before are read back byte for byte and uploads work again;
+ * an export asked during the outage waits (queued, the outage its `error`) and arrives after it.
  */
 let s3: TestS3;
 let t: FilesTestApp;
@@ -51,9 +53,16 @@ async function timedUpload(name: string, data: Buffer): Promise<Timed> {
   return { res, ms: performance.now() - started };
 }
 
-describe('S3 stopped and started again', () => {
+async function taskOf(id: number): Promise<TaskData> {
+  const res = await call(t.app, 'GET', `/api/tasks/${id}`, { token: t.demoAdminToken });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().data as TaskData;
+}
+
+describe('S3 stopped and started again', { timeout: 90_000 }, () => {
   const before = pngBytes();
   let beforeId: number;
+  let exportId: number;
   let counts: { objects: number; files: number };
 
   it('before: a file goes to S3 and comes back; health says storage up', async () => {
@@ -97,6 +106,21 @@ describe('S3 stopped and started again', () => {
     expect(h.report.dependencies.storage).toMatchObject({ state: 'down', kind: 's3', error: 'connection refused' });
     expect(await metric(t.app, 'atrium_dependency_failures_total{dependency="storage"}')).toBeGreaterThan(0);
     expect(await metric(t.app, 'atrium_dependency_state{dependency="storage",state="down"}')).toBe(1);
+
+    // an export cannot store its result: it waits for the storage instead of failing
+    const asked = await call(t.app, 'POST', '/api/export-jobs/operation-logs', { token: t.demoAdminToken, body: {} });
+    expect(asked.statusCode, asked.body).toBe(201);
+    exportId = asked.json().data.id;
+    await pollUntil(
+      'the export is put back to wait',
+      async () => (await jobsForTask(t.database.db, exportId)) >= 2,
+      20_000,
+    );
+    expect(await taskOf(exportId)).toMatchObject({
+      status: 'queued',
+      error: 'The file storage does not answer; try again shortly',
+      resultAvailable: false,
+    });
   });
 
   it('started again: what was stored before reads back, and uploads work again', async () => {
@@ -116,6 +140,13 @@ describe('S3 stopped and started again', () => {
     expect(up.statusCode, up.body).toBe(201);
     const again = await call(t.app, 'GET', `/api/files/${up.json().data.id}/content`, { token: t.demoAdminToken });
     expect(again.rawPayload.equals(after)).toBe(true);
-    expect(await rowCount(t, managedFiles)).toBe(counts.files + 1);
+    // the waiting export ran once the storage was back: one result, the CSV of the tenant's log
+    const final = ['succeeded', 'failed', 'cancelled'];
+    await pollUntil('the export finishes', async () => final.includes((await taskOf(exportId)).status), 60_000);
+    expect(await taskOf(exportId)).toMatchObject({ status: 'succeeded', error: null, resultAvailable: true });
+    const csv = await call(t.app, 'GET', `/api/tasks/${exportId}/result`, { token: t.demoAdminToken });
+    expect(csv.statusCode, csv.body).toBe(200);
+    expect(csv.body.startsWith('\uFEFFid,')).toBe(true);
+    expect(await rowCount(t, managedFiles)).toBe(counts.files + 2);
   });
 });

@@ -113,6 +113,12 @@ function TaskEntry({ task }: { task: TaskItem }) {
           style={{ marginTop: 8, marginBottom: 0 }}
         />
       ) : null}
+      {task.status === 'queued' && task.error ? (
+        // put back to wait out an outage (the server's words are English: ours instead)
+        <Typography.Paragraph type="warning" style={{ margin: '8px 0 0' }}>
+          {t('tasks.waiting')}
+        </Typography.Paragraph>
+      ) : null}
       {task.status === 'failed' && task.error ? (
         <Typography.Paragraph type="danger" style={{ margin: '8px 0 0' }}>
           {task.error}

@@ -44,7 +44,12 @@ export function createTasksModule(
   const events = createTaskEvents(ctx.log);
   events.onTaskFinished(notifyTaskOwner(deps.notify));
   const announce = createFinishedAnnouncer(ctx, registry, events);
-  const runTask = createTaskRunner(ctx, { registry, files: deps.files, announce });
+  const runTask = createTaskRunner(ctx, {
+    registry,
+    files: deps.files,
+    announce,
+    runLater: (job, opts) => jobs.run.send(job, opts),
+  });
   const jobs = ctx.jobs.register(tasksJobs, () => ({
     runTask,
     clock: ctx.clock,

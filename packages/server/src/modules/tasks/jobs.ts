@@ -1,7 +1,12 @@
 import { defineJob, defineSystemTask } from '../../platform/jobs/define.ts';
 import type { JobInfo } from '../../platform/jobs/types.ts';
 
-export type TaskJob = { taskId: number; tenantId: number | null };
+export type TaskJob = {
+  taskId: number;
+  tenantId: number | null;
+  /** how many times the task was put back for a dependency outage (runner-service.ts) */
+  deferrals?: number;
+};
 
 /** Parallel tasks per instance: one long export does not hold up everybody else's. */
 export const TASK_CONCURRENCY = 2;

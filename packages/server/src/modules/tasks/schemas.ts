@@ -12,7 +12,10 @@ export const Task = Type.Object({
   params: Type.Record(Type.String(), Type.Unknown(), { description: 'what the task was asked to do' }),
   status: TaskStatusSchema,
   progress: Type.Integer({ minimum: 0, maximum: 100 }),
-  error: Type.Union([Type.String(), Type.Null()]),
+  error: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'why it failed; on a queued task, the outage it waits out (a dependency answered 503: it runs again, 5 s doubling to 15 min, 12 times)',
+  }),
   cancelRequested: Type.Boolean(),
   resultAvailable: Type.Boolean({ description: 'succeeded with a result file that has not expired' }),
   resultUrl: Type.Union([AbsoluteUrl('GET it (signed in as the owner) to download the result'), Type.Null()]),

@@ -65,7 +65,7 @@ export function claim(db: Db, scope: TenantScope, id: number, now: Date, retry: 
     db,
     scope,
     id,
-    { status: 'running', startedAt: now, progress: 0 },
+    { status: 'running', startedAt: now, progress: 0, error: null },
     and(inArray(asyncTasks.status, from), eq(asyncTasks.cancelRequested, false)) as SQL,
   );
 }
@@ -106,6 +106,17 @@ export function succeed(
       resultFileId: v.resultFileId,
       resultExpiresAt: v.resultExpiresAt,
     },
+    and(eq(asyncTasks.status, 'running'), eq(asyncTasks.cancelRequested, false)) as SQL,
+  );
+}
+
+/** running → queued, to run again later (a dependency outage): `error` says why it waits. */
+export function requeue(db: Db, scope: TenantScope, id: number, error: string) {
+  return transition(
+    db,
+    scope,
+    id,
+    { status: 'queued', progress: 0, startedAt: null, error },
     and(eq(asyncTasks.status, 'running'), eq(asyncTasks.cancelRequested, false)) as SQL,
   );
 }

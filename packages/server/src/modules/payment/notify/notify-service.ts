@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import type { PageRequest } from '../../../platform/db/scoped.ts';
+import { dependencyDown } from '../../../platform/health/dependency-down.ts';
 import type { AdapterRegistry } from '../adapters.ts';
 import type { ChannelAck, ChannelCode, ChannelNotice, InboundCallback } from '../channels/types.ts';
 import type { ChannelConfigService } from '../configs/configs-service.ts';
@@ -111,7 +112,11 @@ export function createNotifyService(deps: {
   }
 
   return {
-    /** Verifies, applies and logs one callback; answers the acknowledgement to send. */
+    /**
+     * Verifies, applies and logs one callback; answers the acknowledgement to send. While the
+     * database (or another dependency) is down it answers the channel's failure, as a 503 where
+     * the failure is a 5xx, naming no address: the channel resends (issue 27).
+     */
     async receive(channel: ChannelCode, input: InboundNotify): Promise<ChannelAck> {
       const entry = adapters.get(channel);
       if (!entry) throw paymentErrors.channelUnavailable(channel);
@@ -162,6 +167,12 @@ export function createNotifyService(deps: {
           return adapter.ack.success;
         }
       } catch (err) {
+        if (dependencyDown(err)) {
+          // nothing was applied; the channel resends on its own schedule and the resend is applied once
+          deps.log.warn({ channel, error: err.message }, 'payment notify refused: a dependency is down');
+          const ack = adapter.ack.failure(OUTAGE_MESSAGE);
+          return ack.status >= 500 ? { ...ack, status: 503 } : ack;
+        }
         const message = err instanceof Error ? err.message : String(err);
         deps.log.error({ err, channel }, 'payment notify processing failed');
         await writeLog({
@@ -216,3 +227,6 @@ function logOf(row: ChannelConfigRow, notice: ChannelNotice, result: ApplyResult
 }
 
 export type NotifyService = ReturnType<typeof createNotifyService>;
+
+/** The failure acknowledgement's words while a dependency is down (channel_a takes 64 characters). */
+const OUTAGE_MESSAGE = 'service temporarily unavailable, resend later';

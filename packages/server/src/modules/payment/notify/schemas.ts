@@ -36,7 +36,17 @@ export const ackResponses = {
   500: {
     description:
       'processing failed (channel_a, channel_c): the failure acknowledgement, and the channel resends; ' +
-      'an error before the channel’s adapter answers (the database) is the envelope',
+      'an error before the channel’s adapter answers is the envelope',
+    content: {
+      'text/plain': FailText,
+      'application/json': Type.Union([AckJson, Type.Unsafe<unknown>({ $ref: 'ErrorBody#' })]),
+    },
+  },
+  503: {
+    description:
+      'the database (or another dependency) is down, nothing applied (channel_a, channel_c): the failure ' +
+      'acknowledgement, and the channel resends; channel_b’s failure stays 200 `fail`. Before the ' +
+      'adapter answers: the envelope `ops.database_unavailable`',
     content: {
       'text/plain': FailText,
       'application/json': Type.Union([AckJson, Type.Unsafe<unknown>({ $ref: 'ErrorBody#' })]),
