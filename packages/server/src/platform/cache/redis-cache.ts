@@ -40,11 +40,14 @@ export function redisCache(url: string, prefix: string): Cache {
   let lastError: Error = new Error('Redis is not connected');
   let pinger: NodeJS.Timeout | null = null;
   let closed = false;
+  /** an outage of either connection since the last `resync` */
+  let resyncDue = false;
 
   function markDown(error: Error) {
     lastError = error;
     if (state === 'down' || closed) return;
     state = 'down';
+    resyncDue = true;
     downSince = Date.now();
     emit({ type: 'down', error });
     // A closed connection comes back with a 'ready' event; a frozen one stays open and
@@ -60,10 +63,18 @@ export function redisCache(url: string, prefix: string): Cache {
     pinger = null;
     const was = state;
     state = 'up';
-    if (was === 'down') {
-      emit({ type: 'up', downForMs: Date.now() - downSince });
-      emit({ type: 'resync' });
-    }
+    if (was === 'down') emit({ type: 'up', downForMs: Date.now() - downSince });
+    resyncIfBack();
+  }
+
+  /**
+   * `resync` once after an outage, when both connections are back and the subscriptions made
+   * again: a listener that catches up then misses nothing published after (realtime/hub.ts).
+   */
+  function resyncIfBack() {
+    if (!resyncDue || state !== 'up' || (subscriber && subscriberState !== 'up')) return;
+    resyncDue = false;
+    emit({ type: 'resync' });
   }
 
   redis.on('ready', markUp);
@@ -115,14 +126,14 @@ export function redisCache(url: string, prefix: string): Cache {
     s.on('message', deliverHere);
     s.on('error', () => {});
     s.on('close', () => {
+      if (subscriberState !== 'connecting') resyncDue = true;
       subscriberState = 'down';
     });
-    s.on('ready', () => {
-      const was = subscriberState;
-      subscriberState = 'up';
+    s.on('ready', async () => {
       // every channel, those first asked for during the outage too
-      if (handlers.size) s.subscribe(...handlers.keys()).catch(() => {});
-      if (was === 'down') emit({ type: 'resync' });
+      if (handlers.size) await s.subscribe(...handlers.keys()).catch(() => {});
+      subscriberState = 'up';
+      resyncIfBack();
     });
     subscriber = s;
     return s;

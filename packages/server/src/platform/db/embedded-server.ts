@@ -81,7 +81,13 @@ export async function startEmbeddedPostgres(dataDir: string, opts: EmbeddedOptio
 
   const host = useSocket ? runDir : '127.0.0.1';
   const stop = async () => {
+    const running = existsSync(join(pgDir, 'postmaster.pid')) ? postmasterPid(pgDir) : null;
     pgCtl(bins, ['stop', '-D', pgDir, '-m', 'fast', '-w', '-t', '60'], owner, true);
+    // pg_ctl returns once the pid file is gone, which the postmaster removes just before it
+    // exits: the service's own exit waits for the process too, so nothing outlives it
+    const deadline = Date.now() + 5_000;
+    while (running !== null && postmasterRunning(running) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
   };
   try {
     await ensureAppDatabase(connectionUrl('postgres', password, host, port, 'postgres'), password);

@@ -1,4 +1,4 @@
-import { and, arrayContains, asc, eq, gt, isNull, lt, or } from 'drizzle-orm';
+import { and, arrayContains, asc, eq, gt, isNull, lt, max, or } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { UserPrincipal } from '../auth/principal.ts';
@@ -24,29 +24,87 @@ const CHANNEL = 'realtime';
 const KEEP_MS = 24 * 3600 * 1000;
 const REPLAY_LIMIT = 500;
 
+type Connection = {
+  ws: WebSocket;
+  principal: UserPrincipal;
+  tenantId: number | null;
+  /** the newest event id this socket has had (or the newest stored when it connected) */
+  lastId: number;
+  /** the ids it had lately: an event that comes twice (a catch-up, a republish) is sent once */
+  had: Set<number>;
+  /** while Redis is down: `lastId` when it went down, where the catch-up starts */
+  since: number | null;
+};
+
+/** Ids a socket remembers, and events an instance keeps to publish again after an outage. */
+const HAD_LIMIT = 1000;
+
 /**
  * WebSocket push to signed-in users. An event is stored first (its id orders it and lets a
  * reconnecting client resume), then fanned out through the cache's pub/sub, so every instance
- * pushes it to its own sockets.
+ * pushes it to its own sockets. While Redis is down pub/sub reaches this instance only. When it
+ * is back (the cache's `resync`), each instance publishes again what it could not, and gives its
+ * sockets from the table what was stored meanwhile: every socket gets each event once, without
+ * reconnecting, whichever instance comes back first (issue 27).
  */
 export function createRealtimeHub(deps: { db: Db; cache: Cache; clock: () => Date }) {
-  const sockets = new Set<{ ws: WebSocket; principal: UserPrincipal; tenantId: number | null }>();
+  const sockets = new Set<Connection>();
   let subscribed = false;
+  let unsent: RealtimeEvent[] = [];
 
   const visibleTo = (e: RealtimeEvent, c: { principal: UserPrincipal; tenantId: number | null }) =>
     e.tenantId === c.tenantId && (e.userIds === null || e.userIds.includes(c.principal.userId));
 
-  const send = (ws: WebSocket, e: RealtimeEvent) =>
-    ws.send(JSON.stringify({ id: e.id, topic: e.topic, data: e.payload, createdAt: e.createdAt }));
+  const send = (c: Connection, e: RealtimeEvent) => {
+    if (c.had.has(e.id)) return;
+    c.had.add(e.id);
+    if (c.had.size > HAD_LIMIT) c.had.delete(c.had.values().next().value as number);
+    c.lastId = Math.max(c.lastId, e.id);
+    c.ws.send(JSON.stringify({ id: e.id, topic: e.topic, data: e.payload, createdAt: e.createdAt }));
+  };
 
   async function ensureSubscribed() {
     if (subscribed) return;
     subscribed = true;
     await deps.cache.subscribe(CHANNEL, (raw) => {
       const e = JSON.parse(raw) as RealtimeEvent;
-      for (const c of sockets) if (visibleTo(e, c)) send(c.ws, e);
+      for (const c of sockets) if (visibleTo(e, c)) send(c, e);
     });
   }
+
+  /** Redis is back: publish again what went nowhere, then catch each socket up from the table. */
+  async function recover() {
+    const again = unsent;
+    unsent = [];
+    for (const e of again) await deps.cache.publish(CHANNEL, JSON.stringify(e));
+    const waiting = [...sockets].filter((c) => c.since !== null);
+    if (waiting.length === 0) return;
+    const since = Math.min(...waiting.map((c) => c.since ?? 0));
+    const rows = await deps.db
+      .select()
+      .from(realtimeEvents)
+      .where(gt(realtimeEvents.id, since))
+      .orderBy(asc(realtimeEvents.id))
+      .limit(REPLAY_LIMIT);
+    for (const c of waiting) {
+      const from = c.since ?? 0;
+      c.since = null;
+      for (const r of rows) {
+        const e = { ...r, createdAt: r.createdAt.toISOString() };
+        if (e.id > from && visibleTo(e, c) && sockets.has(c)) send(c, e);
+      }
+    }
+  }
+
+  deps.cache.watch((event) => {
+    if (event.type === 'down') for (const c of sockets) c.since ??= c.lastId;
+    if (event.type === 'resync') void recover().catch(() => {}); // a socket that reconnects resumes anyway
+  });
+
+  const newestId = async () => {
+    const [row] = await deps.db.select({ id: max(realtimeEvents.id) }).from(realtimeEvents);
+    return row?.id ?? 0;
+  };
 
   return {
     async publish(input: { topic: string; tenantId: number | null; userIds?: number[]; payload: unknown }) {
@@ -69,6 +127,8 @@ export function createRealtimeHub(deps: { db: Db; cache: Cache; clock: () => Dat
         createdAt: row.createdAt.toISOString(),
       };
       await deps.cache.publish(CHANNEL, JSON.stringify(event));
+      // it reached this instance's sockets only: published again when Redis is back
+      if (deps.cache.state() !== 'up' && unsent.push(event) > HAD_LIMIT) unsent.shift();
       // Retention without a scheduler: each publish trims what is past the replay window.
       await deps.db
         .delete(realtimeEvents)
@@ -128,11 +188,19 @@ export function createRealtimeHub(deps: { db: Db; cache: Cache; clock: () => Dat
             return;
           }
           await ensureSubscribed();
-          const conn = { ws: socket, principal: resolved.principal, tenantId: resolved.tenantId };
+          const lastId = await newestId();
+          const conn: Connection = {
+            ws: socket,
+            principal: resolved.principal,
+            tenantId: resolved.tenantId,
+            lastId,
+            had: new Set(),
+            since: deps.cache.state() === 'down' ? lastId : null,
+          };
           sockets.add(conn);
           socket.on('close', () => sockets.delete(conn));
           if (q.lastEventId !== undefined) {
-            for (const e of await this.missed(conn.principal, conn.tenantId, q.lastEventId)) send(socket, e);
+            for (const e of await this.missed(conn.principal, conn.tenantId, q.lastEventId)) send(conn, e);
           }
           socket.send(JSON.stringify({ topic: 'ready', data: { userId: conn.principal.userId } }));
         },
