@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
 import { BUILD_COMMAND, DEFAULT_CONSOLE_DIR } from '../../src/platform/http/console.ts';
@@ -17,6 +17,20 @@ export const CHROMIUM = '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
 // what a build reads: a change to any of them makes dist/ stale
 const CONSOLE_SOURCES = ['src', 'public', 'index.html'].map((p) => join(DEFAULT_CONSOLE_DIR, '..', p));
+
+/**
+ * Waits until no antd spinner turns. With SHOTS_DIR set it also saves the page there as
+ * `<name>.png`, to look at a change by eye; the suite itself asserts and takes no pictures
+ * (`npm run screenshots -- --review` takes every page in both languages and themes).
+ */
+export async function shot(page: Page, name: string): Promise<void> {
+  await page.waitForFunction(() => document.querySelectorAll('.ant-spin-blur, .ant-spin-spinning').length === 0);
+  const dir = process.env.SHOTS_DIR;
+  if (!dir) return;
+  await page.waitForTimeout(400); // antd's fades end
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
+}
 
 export type Language = 'zh-CN' | 'en';
 export type Theme = 'light' | 'dark';

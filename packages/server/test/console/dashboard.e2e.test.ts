@@ -1,17 +1,11 @@
-// End to end: the dashboard's trend charts in Chromium against the service serving the console.
-// The charts draw the server's 14 days, say what they show (a named image and a table read by
-// screen readers), and follow the person's theme and language.
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginLogs } from '../../src/modules/identity/tables.ts';
 import { trendWindow } from '../../src/modules/ops/status-service.ts';
 import { operationLogs } from '../../src/modules/system/tables.ts';
 import { ADMIN_PASSWORD } from '../helpers/app.ts';
-import { type ConsoleSite, hasChromium, type Language, startConsoleSite, type Theme } from './console-browser.ts';
+import { type ConsoleSite, hasChromium, type Language, shot, startConsoleSite, type Theme } from './console-browser.ts';
 
-const SHOTS = process.env.SHOTS_DIR ?? '/tmp/atrium-dashboard-shots';
 const DAY = 86_400_000;
 
 describe.skipIf(!hasChromium)('the dashboard charts in Chromium', () => {
@@ -56,7 +50,6 @@ describe.skipIf(!hasChromium)('the dashboard charts in Chromium', () => {
     }
     await t.database.db.insert(loginLogs).values(logins);
     await t.database.db.insert(operationLogs).values(operations);
-    await mkdir(SHOTS, { recursive: true });
   }, 240_000);
 
   afterAll(async () => {
@@ -94,7 +87,7 @@ describe.skipIf(!hasChromium)('the dashboard charts in Chromium', () => {
     expect(await table.locator('tbody tr').count()).toBe(14);
     const row = table.getByRole('row', { name: new RegExp(`^${busy} `) });
     expect(await row.locator('td').allTextContents()).toEqual(['7', '2']);
-    await page.screenshot({ path: join(SHOTS, 'dashboard-en-light-wide.png'), fullPage: true });
+    await shot(page, 'dashboard-en-light-wide');
     await page.context().close();
   }, 180_000);
 
@@ -115,7 +108,7 @@ describe.skipIf(!hasChromium)('the dashboard charts in Chromium', () => {
       const labels = await page.getByTestId('trend-operations').locator('svg text').allTextContents();
       expect(labels.some((l) => (language === 'en' ? /^[A-Z][a-z]{2} \d+$/ : /^\d+月\d+日$/).test(l))).toBe(true);
       await page.waitForTimeout(300);
-      await page.screenshot({ path: join(SHOTS, `dashboard-${language}-${theme}.png`), fullPage: true });
+      await shot(page, `dashboard-${language}-${theme}`);
       await page.context().close();
     }
     // the text of the charts is dark on light and light on dark

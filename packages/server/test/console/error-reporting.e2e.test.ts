@@ -2,16 +2,14 @@
 // Real Chromium on the real service; the errors are real ones — a throw in the page, a rejection, a
 // server answer of 500 (the database refuses), a page chunk that cannot load — and the test reads
 // what arrived through the monitor's own API, as the platform administrator would.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONSOLE_DIR } from '../../src/platform/http/console.ts';
 import { ADMIN_PASSWORD, call, type TestApp } from '../helpers/app.ts';
-import { type ConsoleSite, hasChromium, type Language, startConsoleSite, type Theme } from './console-browser.ts';
-
-const SHOTS = process.env.SHOTS_DIR ?? '/tmp/atrium-error-reporting-shots';
+import { type ConsoleSite, hasChromium, type Language, shot, startConsoleSite, type Theme } from './console-browser.ts';
 
 type StoredEvent = {
   id: number;
@@ -34,7 +32,6 @@ describe.skipIf(!hasChromium)('the console reports its own errors', () => {
   let signInChunk: string;
 
   beforeAll(async () => {
-    mkdirSync(SHOTS, { recursive: true });
     site = await startConsoleSite();
     t = site.t;
     // what the build says it is, and where the users page's code is
@@ -145,7 +142,7 @@ describe.skipIf(!hasChromium)('the console reports its own errors', () => {
     // translated (not the server's English words), then the id
     expect(text).toMatch(/^Something went wrong on the service\..* \(request id: [^)]+\)$/);
     expect(shown).toBeTruthy();
-    await page.screenshot({ path: join(SHOTS, 'toast-request-id-en.png') });
+    await shot(page, 'toast-request-id-en');
     await page.context().close();
 
     const event = await arrived((e) => e.type === 'http_error' && e.context.requestId === shown);
@@ -221,10 +218,6 @@ describe.skipIf(!hasChromium)('the console reports its own errors', () => {
     }
   }, 180_000);
 
-  async function shot(page: Page, name: string) {
-    await page.waitForTimeout(400);
-    await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-  }
   async function noSeriousViolation(page: Page, language: Language, theme: Theme) {
     const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
     const found = result.violations

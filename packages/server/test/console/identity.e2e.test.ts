@@ -2,17 +2,14 @@
 // itself (packages/console/dist). A tenant administrator makes a role that shows one page, gives it
 // to a new user; that user then sees only that page in the navigation.
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freeLoopbackPort } from '../../src/platform/net/free-port.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { ADMIN_PASSWORD } from '../helpers/config.ts';
 
-import { assertConsoleBuilt, CHROMIUM } from './console-browser.ts';
+import { assertConsoleBuilt, CHROMIUM, shot } from './console-browser.ts';
 
-const SHOTS = process.env.SHOTS_DIR ?? '/tmp/atrium-identity-shots';
 const VIEWER_PASSWORD = 'Viewer#Pass2026';
 
 describe.skipIf(!existsSync(CHROMIUM))('identity pages in Chromium', () => {
@@ -28,7 +25,6 @@ describe.skipIf(!existsSync(CHROMIUM))('identity pages in Chromium', () => {
     t = await createTestApp({ env: { PUBLIC_BASE_URL: origin } });
     await t.app.listen({ port, host: '127.0.0.1' });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-    await mkdir(SHOTS, { recursive: true });
   }, 180_000);
 
   afterAll(async () => {
@@ -55,11 +51,6 @@ describe.skipIf(!existsSync(CHROMIUM))('identity pages in Chromium', () => {
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('navigation', { name: 'Home' }).waitFor();
-  }
-  async function shot(page: Page, name: string) {
-    await page.waitForFunction(() => document.querySelectorAll('.ant-spin-blur, .ant-spin-spinning').length === 0);
-    await page.waitForTimeout(400);
-    await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
   }
   /** A node's checkbox in the open tab's tree. */
   const check = (dialog: Locator, title: string) =>
@@ -148,30 +139,4 @@ describe.skipIf(!existsSync(CHROMIUM))('identity pages in Chromium', () => {
     expect(await page.getByRole('button', { name: 'Edit' }).count()).toBe(0);
     await page.context().close();
   }, 240_000);
-
-  it.each([
-    ['en', 'light'],
-    ['en', 'dark'],
-    ['zh-CN', 'light'],
-    ['zh-CN', 'dark'],
-  ] as const)(
-    'shows the users list and the user form (%s, %s)',
-    async (language, theme) => {
-      const page = await open('/login', language, theme);
-      await page.locator('#tenantCode').fill('demo');
-      await page.locator('#username').fill('admin');
-      await page.locator('#password').fill(ADMIN_PASSWORD);
-      await page.locator('button[type=submit]').click();
-      await page.getByRole('navigation').first().waitFor();
-      await page.goto(`${origin}/system/users`);
-      await page.locator('.ant-table-tbody tr.ant-table-row').first().waitFor();
-      await shot(page, `users-${language}-${theme}`);
-      await page.locator('.ant-table-row').first().getByRole('button').first().click();
-      await page.getByRole('dialog').locator('#nickname').waitFor();
-      await page.waitForFunction(() => (document.querySelector('#nickname') as HTMLInputElement | null)?.value);
-      await shot(page, `user-form-${language}-${theme}`);
-      await page.context().close();
-    },
-    180_000,
-  );
 });

@@ -1,14 +1,7 @@
-// End to end: a user's detail page in Chromium against the service serving the console. Reached by
-// the username in the users list; it shows who the user is and "what this person can do": each code
-// with the roles that grant it, a disabled role said to grant nothing, a filter, the tab in the URL.
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PASSWORD, call } from '../helpers/app.ts';
-import { type ConsoleSite, hasChromium, type Language, startConsoleSite } from './console-browser.ts';
-
-const SHOTS = process.env.SHOTS_DIR ?? '/tmp/atrium-user-detail-shots';
+import { type ConsoleSite, hasChromium, shot, startConsoleSite } from './console-browser.ts';
 
 describe.skipIf(!hasChromium)('the user detail page in Chromium', () => {
   let site: ConsoleSite;
@@ -48,7 +41,6 @@ describe.skipIf(!hasChromium)('the user detail page in Chromium', () => {
       roleIds: [auditor.id, retired.id],
     });
     userId = user.id;
-    await mkdir(SHOTS, { recursive: true });
   }, 240_000);
 
   afterAll(async () => {
@@ -62,11 +54,6 @@ describe.skipIf(!hasChromium)('the user detail page in Chromium', () => {
     await page.locator('input[autocomplete=current-password]').fill(ADMIN_PASSWORD);
     await page.locator('button[type=submit]').click();
     await page.waitForURL((u) => u.pathname === '/');
-  }
-  async function shot(page: Page, name: string) {
-    await page.waitForFunction(() => document.querySelectorAll('.ant-spin-spinning').length === 0);
-    await page.waitForTimeout(400);
-    await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
   }
   /** The row of a permission code in the open tab. */
   const codeRow = (page: Page, code: string) =>
@@ -131,36 +118,4 @@ describe.skipIf(!hasChromium)('the user detail page in Chromium', () => {
     }
     await page.context().close();
   }, 180_000);
-
-  it.each([
-    ['zh-CN', 'light'],
-    ['en', 'dark'],
-  ] as const)(
-    'looks right (%s, %s): details, permissions, menus, a super administrator',
-    async (language, theme) => {
-      const page = await site.page({ language: language as Language, theme });
-      await signIn(page);
-      await page.goto(`${site.base}/system/users/${userId}`);
-      await page.locator('.ant-descriptions').waitFor();
-      await shot(page, `details-${language}-${theme}`);
-      await page.goto(`${site.base}/system/users/${userId}?tab=permissions`);
-      await codeRow(page, 'system:user:list').waitFor();
-      await shot(page, `permissions-${language}-${theme}`);
-      await page.goto(`${site.base}/system/users/${userId}?tab=menus`);
-      await page.getByRole('tabpanel').locator('li').first().waitFor();
-      await shot(page, `menus-${language}-${theme}`);
-      await page.context().close();
-
-      // the platform's super administrator, seen at platform scope
-      const platform = await site.page({ language: language as Language, theme });
-      await signIn(platform, '');
-      await platform.goto(`${site.base}/system/users`);
-      await platform.locator('.ant-table-row a').first().click();
-      await platform.getByRole('tab').nth(1).click();
-      await platform.locator('.ant-alert').waitFor();
-      await shot(platform, `super-${language}-${theme}`);
-      await platform.context().close();
-    },
-    240_000,
-  );
 });
