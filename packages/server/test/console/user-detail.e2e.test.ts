@@ -69,6 +69,10 @@ describe.skipIf(!hasChromium)('the user detail page in Chromium', () => {
     await page.getByRole('link', { name: 'ada', exact: true }).click();
     await page.waitForURL((u) => u.pathname === `/system/users/${userId}`);
     await page.getByRole('heading', { name: 'User: ada', level: 1 }).waitFor();
+    // the breadcrumb and the menu show where the page sits: under Users, which links back
+    const crumbs = page.locator('.ant-breadcrumb');
+    expect(await crumbs.getByRole('link', { name: 'Users' }).getAttribute('href')).toBe('/system/users');
+    expect(await page.locator('.ant-menu-item-selected').textContent()).toBe('Users');
 
     // details: department, position and roles by name
     const details = page.getByRole('tabpanel');

@@ -30,6 +30,7 @@ export function Shell() {
   if (me.isError) return <ErrorMessage error={me.error} />;
   const menus = me.data.menus;
   const trail = menuTrail(menus, location.pathname);
+  const here = trail.at(-1);
 
   return (
     <Layout style={{ minHeight: '100vh' }}>
@@ -41,7 +42,7 @@ export function Shell() {
           <Menu
             mode="inline"
             theme={theme}
-            selectedKeys={[location.pathname]}
+            selectedKeys={[here?.path ?? location.pathname]}
             defaultOpenKeys={trail.slice(0, -1).map((n) => n.path)}
             items={menuItems(t, menus)}
             onClick={({ key }) => navigate(key)}
@@ -84,7 +85,14 @@ export function Shell() {
         <Layout.Content style={{ padding: 16 }}>
           <Breadcrumb
             style={{ marginBottom: 16 }}
-            items={[{ title: <Link to="/">{t('home')}</Link> }, ...trail.map((n) => ({ title: menuName(t, n) }))]}
+            items={[
+              { title: <Link to="/">{t('home')}</Link> },
+              ...trail.map((n) => ({
+                // a page below its menu (a detail) links back up to it
+                title:
+                  n === here && n.path !== location.pathname ? <Link to={n.path}>{menuName(t, n)}</Link> : menuName(t, n),
+              })),
+            ]}
           />
           <main>
             {/* a page that fails shows why in its place; the menu stays, and another page starts afresh */}

@@ -20,11 +20,22 @@ export function menuItems(t: TFunction, nodes: MenuNode[]): Item[] {
     );
 }
 
-/** The chain of menus down to `path` (breadcrumbs, the open directory). */
+/**
+ * The chain of menus down to `path` (breadcrumbs, the open directory, the selected item). A page
+ * below a menu (a user's detail at /system/users/12) ends at that menu.
+ */
 export function menuTrail(nodes: MenuNode[], path: string): MenuNode[] {
+  for (let p = path; p.length > 1; p = p.slice(0, p.lastIndexOf('/')) || '/') {
+    const trail = exactTrail(nodes, p);
+    if (trail.length) return trail;
+  }
+  return [];
+}
+
+function exactTrail(nodes: MenuNode[], path: string): MenuNode[] {
   for (const n of nodes) {
     if (n.path === path) return [n];
-    const below = menuTrail(n.children, path);
+    const below = exactTrail(n.children, path);
     if (below.length) return [n, ...below];
   }
   return [];
