@@ -43,7 +43,16 @@ const EVERY: Shot[] = [
       await page.getByRole('dialog').locator('#nickname').waitFor();
     },
   },
-  { path: '/system/users/1', name: 'user-detail', ready: 'h1' },
+  {
+    path: '/system/users',
+    name: 'user-detail',
+    ready: '.ant-table-row',
+    then: async (page) => {
+      await page.locator('.ant-table-row a').first().click();
+      await page.waitForURL((u) => /^\/system\/users\/\d+$/.test(u.pathname));
+      await settle(page, '.ant-descriptions');
+    },
+  },
   { path: '/system/menus', name: 'menus', ready: 'h1' },
   { path: '/system/positions', name: 'positions', ready: 'h1' },
   { path: '/system/user-groups', name: 'user-groups', ready: 'h1' },
@@ -55,11 +64,8 @@ const EVERY: Shot[] = [
     name: 'task-drawer',
     ready: 'h1',
     then: async (page) => {
-      await page
-        .getByRole('button', { name: /tasks|任务/i })
-        .first()
-        .click();
-      await page.locator('.ant-drawer-content').waitFor();
+      await page.getByTestId('tasks-button').click();
+      await page.getByRole('dialog').waitFor();
     },
   },
 ];
@@ -108,7 +114,10 @@ try {
     for (const p of review ? EVERY : README) {
       await page.goto(`${base}${p.path}`);
       await settle(page, p.ready);
-      if (p.then) await p.then(page);
+      if (p.then) {
+        await p.then(page);
+        await page.waitForTimeout(500); // a drawer's or dialog's slide ends
+      }
       await page.screenshot({ path: join(out, `${p.name}-${language}${theme ? `-${theme}` : ''}.png`) });
     }
     await context.close();
