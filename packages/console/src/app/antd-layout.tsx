@@ -6,7 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { Outlet, useLocation } from 'react-router';
 import { ErrorBoundary } from '../components/error-boundary';
 import { PageErrorFallback } from '../components/page-error';
-import { useTheme } from './preferences';
+import { useReducedMotion, useTheme } from './preferences';
 
 /**
  * antd's default tokens fail WCAG AA contrast (4.5:1) for normal text: #1677ff on white (4.1),
@@ -41,13 +41,15 @@ const TOKENS = {
 export default function AntdLayout() {
   const { i18n } = useTranslation();
   const theme = useTheme();
+  const still = useReducedMotion();
   const { pathname } = useLocation();
   return (
     <ConfigProvider
       locale={i18n.language === 'en' ? enUS : zhCN}
+      wave={{ disabled: still }}
       theme={{
         algorithm: theme === 'dark' ? antTheme.darkAlgorithm : antTheme.defaultAlgorithm,
-        token: TOKENS[theme],
+        token: { ...TOKENS[theme], motion: !still },
         // in dark, the selected tab is written in colorPrimary (#1668dc on black, 4.0)
         components: theme === 'dark' ? { Tabs: { itemSelectedColor: '#4096ff' } } : undefined,
       }}

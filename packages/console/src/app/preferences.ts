@@ -20,3 +20,17 @@ export function useTheme(): Theme {
     return () => listeners.delete(l);
   }, currentTheme);
 }
+
+const REDUCED_MOTION = '(prefers-reduced-motion: reduce)';
+
+/** The person asked their system for less motion (WCAG 2.3.3): antd's animations and waves stay off. */
+export function useReducedMotion(): boolean {
+  return useSyncExternalStore(
+    (l) => {
+      const query = window.matchMedia(REDUCED_MOTION);
+      query.addEventListener('change', l);
+      return () => query.removeEventListener('change', l);
+    },
+    () => window.matchMedia(REDUCED_MOTION).matches,
+  );
+}

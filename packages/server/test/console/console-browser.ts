@@ -117,7 +117,13 @@ export async function startConsoleSite(opts: TestAppOptions = {}): Promise<Conso
     base,
     browser,
     async page({ language = 'en', theme = 'light', ...options } = {}) {
-      const context = await browser.newContext({ viewport: { width: 1100, height: 800 }, ...options });
+      // no animation frames to draw on a CPU two test workers share (the console honours the
+      // setting for people who ask for less motion: antd-layout.tsx)
+      const context = await browser.newContext({
+        viewport: { width: 1100, height: 800 },
+        reducedMotion: 'reduce',
+        ...options,
+      });
       await context.addInitScript(
         ([l, th]) => {
           localStorage.setItem('atrium.language', l as string);

@@ -90,7 +90,11 @@ export function Shell() {
               ...trail.map((n) => ({
                 // a page below its menu (a detail) links back up to it
                 title:
-                  n === here && n.path !== location.pathname ? <Link to={n.path}>{menuName(t, n)}</Link> : menuName(t, n),
+                  n === here && n.path !== location.pathname ? (
+                    <Link to={n.path}>{menuName(t, n)}</Link>
+                  ) : (
+                    menuName(t, n)
+                  ),
               })),
             ]}
           />
