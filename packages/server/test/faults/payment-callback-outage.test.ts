@@ -4,15 +4,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTestApp, createTestStore, type TestApp, type TestStore } from '../helpers/app.ts';
 import { type Receiver, startReceiver, waitFor } from '../open-platform/webhooks-helpers.ts';
 import {
-  type Callback,
   type Channel,
   closeSims,
   configure,
   createOrder,
   deliver,
   eventsOf,
-  formCallback,
   orderRow,
+  paidCallback,
   type Sims,
   startSims,
 } from '../payment/notify-harness.ts';
@@ -68,16 +67,6 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-/** The payer pays at the simulator; the callback the channel then sends (and resends). */
-function paidCallback(channel: Channel, orderNo: string): Callback {
-  if (channel === 'channel_a') {
-    sims.a.pay(orderNo);
-    return sims.a.paymentCallback(orderNo);
-  }
-  if (channel === 'channel_b') return formCallback(sims.b.pay(orderNo));
-  return formCallback(sims.c.formBody(sims.c.pay(orderNo)), 'UTF-8');
-}
-
 /** What the channel reads as "not received, resend": its failure acknowledgement. */
 const REFUSED: Record<Channel, { status: number; body: string }> = {
   channel_a: { status: 503, body: '{"code":"FAIL","message":"service temporarily unavailable, resend later"}' },
@@ -98,7 +87,7 @@ describe('a payment callback while the database is down', { timeout: 90_000 }, (
     '%s: refused so the channel resends; the resend after is applied once and the webhook arrives once',
     async (channel) => {
       const order = await createOrder(t, t.demoAdminToken, sims, channel);
-      const callback = paidCallback(channel, order.orderNo);
+      const callback = paidCallback(sims, channel, order.orderNo);
 
       await proxy.set('refuse');
       const started = Date.now();

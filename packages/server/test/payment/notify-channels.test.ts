@@ -14,6 +14,7 @@ import {
   logsOf,
   notifyApp,
   orderRow,
+  paidCallback,
   type Sims,
   startSims,
 } from './notify-harness.ts';
@@ -54,16 +55,6 @@ const REFUSED: Record<Channel, { type: string; body: string }> = {
   channel_c: { type: 'text/plain; charset=utf-8', body: 'fail' },
 };
 
-/** The payer pays at the simulator; the callback the channel then sends. */
-function paidCallback(channel: Channel, orderNo: string): Callback {
-  if (channel === 'channel_a') {
-    sims.a.pay(orderNo);
-    return sims.a.paymentCallback(orderNo);
-  }
-  if (channel === 'channel_b') return formCallback(sims.b.pay(orderNo));
-  return formCallback(sims.c.formBody(sims.c.pay(orderNo)), 'UTF-8');
-}
-
 function tampered(channel: Channel, cb: Callback): Callback {
   const text = cb.rawBody.toString('utf8');
   const changed =
@@ -89,7 +80,7 @@ const NOTIFY_PATH = '/api/public/payment/notify/{channel}';
 describe.each(['channel_a', 'channel_b', 'channel_c'] as const)('%s payment callback', (channel) => {
   it('a valid callback is applied once, acknowledged exactly, logged; a repeat changes nothing', async () => {
     const order = await createOrder(t, token, sims, channel);
-    const cb = paidCallback(channel, order.orderNo);
+    const cb = paidCallback(sims, channel, order.orderNo);
     expectAck(await deliver(t.app, channel, cb), channel);
     expect(await orderRow(t, order.id)).toMatchObject({ status: 'succeeded', version: 2 });
     expect(await eventsOf(t, 'order', order.id)).toHaveLength(1);
@@ -113,7 +104,7 @@ describe.each(['channel_a', 'channel_b', 'channel_c'] as const)('%s payment call
 
   it('a tampered callback: 401 in the channel’s failure shape, a log row with signatureValid=false, nothing applied', async () => {
     const order = await createOrder(t, token, sims, channel);
-    const res = await deliver(t.app, channel, tampered(channel, paidCallback(channel, order.orderNo)));
+    const res = await deliver(t.app, channel, tampered(channel, paidCallback(sims, channel, order.orderNo)));
     expect(res.statusCode).toBe(401);
     expect(res.headers['content-type']).toBe(REFUSED[channel].type);
     expect(res.body).toBe(REFUSED[channel].body);
@@ -152,7 +143,7 @@ describe('amount mismatch', () => {
 /** A paid order of the channel (its payment callback applied). */
 async function paid(channel: Channel, amount = 1000) {
   const order = await createOrder(t, token, sims, channel, amount);
-  expectAck(await deliver(t.app, channel, paidCallback(channel, order.orderNo)), channel);
+  expectAck(await deliver(t.app, channel, paidCallback(sims, channel, order.orderNo)), channel);
   return order;
 }
 

@@ -61,6 +61,16 @@ export const formCallback = (body: string, charset = 'utf-8'): Callback => ({
   headers: { 'content-type': `application/x-www-form-urlencoded; charset=${charset}` },
 });
 
+/** The payer pays at the simulator; the callback the channel then sends (and sends again). */
+export function paidCallback(s: Sims, channel: Channel, orderNo: string): Callback {
+  if (channel === 'channel_a') {
+    s.a.pay(orderNo);
+    return s.a.paymentCallback(orderNo);
+  }
+  if (channel === 'channel_b') return formCallback(s.b.pay(orderNo));
+  return formCallback(s.c.formBody(s.c.pay(orderNo)), 'UTF-8');
+}
+
 /** Posts a callback exactly as received from the channel. */
 export function deliver(app: TestApp['app'], channel: Channel, cb: Callback) {
   return app.inject({
