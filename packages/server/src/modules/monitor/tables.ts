@@ -56,7 +56,7 @@ export const errorSites = pgTable(
 );
 
 /**
- * Issues (spec §2.5): one per fingerprint and tenant (tenant_id null = reports no tenant could be
+ * Issues (spec §2.5): one per fingerprint and tenant (tenant_id 0 = reports no tenant could be
  * attributed to, seen at platform scope). `event_count` and `identity_count` are kept exact by the
  * upsert that records each report.
  */

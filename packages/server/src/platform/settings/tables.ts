@@ -1,7 +1,7 @@
 import { integer, jsonb, pgTable, serial, text, timestamp, unique } from 'drizzle-orm/pg-core';
 import { tenantKey } from '../db/tenant-key.ts';
 
-/** Stored setting values: one row per module and scope; tenant_id null = platform value. */
+/** Stored setting values: one row per module and scope; tenant_id 0 = platform value. */
 export const settingsValues = pgTable(
   'settings_values',
   {

@@ -100,7 +100,7 @@ export const notificationDispatches = pgTable(
 );
 
 /**
- * Sparse overrides of the catalog per event × channel (spec §2.3): tenant_id null = platform
+ * Sparse overrides of the catalog per event × channel (spec §2.3): tenant_id 0 = platform
  * level; a tenant reads both with its own winning. `locked` stops users switching the channel off.
  */
 export const notificationEventOverrides = pgTable(

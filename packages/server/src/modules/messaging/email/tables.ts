@@ -5,7 +5,7 @@ import { tenantKey } from '../../../platform/db/tenant-key.ts';
 import { singleConfigColumns, singleConfigIndexes } from '../../../platform/provider-configs/index.ts';
 
 /**
- * SMTP configuration (spec §2.3 email_configs): one per tenant; the platform's (tenant_id null)
+ * SMTP configuration (spec §2.3 email_configs): one per tenant; the platform's (tenant_id 0)
  * serves every tenant without one of its own. `secure` = implicit TLS (port 465); otherwise the
  * connection upgrades with STARTTLS when the server offers it.
  */

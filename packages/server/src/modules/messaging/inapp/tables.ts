@@ -8,7 +8,7 @@ export type InAppMessageType = 'notification' | 'system' | 'manual';
 
 /**
  * In-app templates (spec §2.3): plain text with `{{var}}` placeholders, every placeholder declared
- * in `variables`. Codes are unique per tenant and among the platform's (tenant_id null), whose
+ * in `variables`. Codes are unique per tenant and among the platform's (tenant_id 0), whose
  * templates serve tenants that have none of their own.
  */
 export const inAppTemplates = pgTable(

@@ -33,7 +33,7 @@ export const pushDevices = pgTable(
 
 /**
  * The aggregation push provider's credentials (JPush-style REST API): one row per tenant; the
- * platform's (tenant_id null) serves every tenant without one of its own.
+ * platform's (tenant_id 0) serves every tenant without one of its own.
  */
 export const pushConfigs = pgTable(
   'push_configs',

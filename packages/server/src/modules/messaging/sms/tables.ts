@@ -7,7 +7,7 @@ import { listedConfigColumns, listedConfigIndexes } from '../../../platform/prov
 export type SmsProviderName = 'aliyun' | 'tencent';
 
 /**
- * SMS provider configurations (spec §2.3): several per tenant (tenant_id null = the platform's,
+ * SMS provider configurations (spec §2.3): several per tenant (tenant_id 0 = the platform's,
  * which serve tenants without an active default of their own), at most one default each.
  */
 export const smsConfigs = pgTable(

@@ -9,7 +9,7 @@ export type AppStatus = 'active' | 'disabled';
 
 /**
  * Open-platform applications = OAuth 2 client records (spec §2.1). A tenant's applications act
- * for that tenant only (tenant_id null: the platform's, used by platform users). The client
+ * for that tenant only (tenant_id 0: the platform's, used by platform users). The client
  * secret is 256 random bits shown once; only its SHA-256 digest is kept. After a rotation the
  * previous digest keeps working until `previous_secret_expires_at` (the grace period).
  */
