@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, sql } from 'drizzle-orm';
+import { and, eq, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
 import { intArray } from '../../platform/db/sql.ts';
 import { PLATFORM_TENANT_ID } from '../../platform/db/tenant-key.ts';
@@ -68,7 +68,7 @@ export async function bindMenusToTenantRoles(db: Db, roleCode: string, menuIds: 
         .select({ roleId: roles.id, menuId: sql<number>`m.id`.as('menu_id') })
         .from(roles)
         .crossJoin(sql`unnest(${intArray(menuIds)}) as m(id)`)
-        .where(and(eq(roles.code, roleCode), isNotNull(roles.tenantId))),
+        .where(and(eq(roles.code, roleCode), ne(roles.tenantId, PLATFORM_TENANT_ID))),
     )
     .onConflictDoNothing();
 }
@@ -85,5 +85,5 @@ export async function grantToTenantRoles(db: Db, roleCode: string, codes: string
       permissions: sql`array(select distinct u.c collate "C" from unnest(${roles.permissions} || ${sql.param(codes)}::text[]) as u(c) order by 1)`,
       updatedAt: now,
     })
-    .where(and(eq(roles.code, roleCode), isNotNull(roles.tenantId)));
+    .where(and(eq(roles.code, roleCode), ne(roles.tenantId, PLATFORM_TENANT_ID)));
 }
