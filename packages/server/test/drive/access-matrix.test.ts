@@ -1,4 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DriveCaller } from '../../src/modules/drive/access/access-service.ts';
 import type { NodeRow } from '../../src/modules/drive/nodes/node-repository.ts';
@@ -6,6 +6,7 @@ import { type DriveOperation, OPERATION_ROLE } from '../../src/modules/drive/rol
 import type { SpaceRow } from '../../src/modules/drive/spaces/space-repository.ts';
 import { type DriveRole, driveSpaceMembers } from '../../src/modules/drive/tables.ts';
 import { users } from '../../src/modules/identity/tables.ts';
+import { PLATFORM_TENANT_ID } from '../../src/platform/db/tenant-key.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { expectError } from '../helpers/assert.ts';
 import { createTenant, type TenantFixture } from '../helpers/fixtures.ts';
@@ -235,7 +236,7 @@ describe('administrators are managers in every space', () => {
     const [superAdmin] = await t.database.db
       .select({ id: users.id })
       .from(users)
-      .where(and(isNull(users.tenantId), eq(users.isSuper, true)));
+      .where(and(eq(users.tenantId, PLATFORM_TENANT_ID), eq(users.isSuper, true)));
     const lonely = await space(t, a.tenantId, { type: 'personal', ownerUserId: owner.userId });
     const f = await folder(t, a.tenantId, lonely.id, null, 'Private');
     const sup = await callerOf(t, a.tenantId, superAdmin?.id as number, { isSuper: true, userTenantId: null });

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { driveShareLinks } from '../../src/modules/drive/tables.ts';
 import { sha256 } from '../../src/platform/crypto/digest.ts';
 import { hashPassword } from '../../src/platform/crypto/passwords.ts';
+import { platformKey } from '../../src/platform/db/tenant-key.ts';
 import type { TestApp } from '../helpers/app.ts';
 
 type LinkOpts = Partial<Omit<typeof driveShareLinks.$inferInsert, 'passwordHash'>> & { password?: string };
@@ -18,7 +19,7 @@ export async function shareLink(
   const [row] = await t.database.db
     .insert(driveShareLinks)
     .values({
-      tenantId: node.tenantId,
+      tenantId: platformKey(node.tenantId),
       spaceId: node.spaceId,
       nodeId: node.id,
       tokenHash: sha256(token),

@@ -1,4 +1,5 @@
 import { driveShareAccessLogs, type ShareAccessEvent } from '../../src/modules/drive/tables.ts';
+import { platformKey } from '../../src/platform/db/tenant-key.ts';
 import type { TestApp } from '../helpers/app.ts';
 
 /** Helpers of the share-audit tests: access records written as link-access `log` writes them, at a chosen time. */
@@ -14,7 +15,7 @@ export async function accessRecord(
   const [row] = await t.database.db
     .insert(driveShareAccessLogs)
     .values({
-      tenantId: link.tenantId,
+      tenantId: platformKey(link.tenantId),
       linkId: link.id,
       nodeId: opts.nodeId ?? null,
       event,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { roles, tenants, userRoles, users } from '../../src/modules/identity/tables.ts';
 import { hashPassword } from '../../src/platform/crypto/passwords.ts';
+import { platformKey } from '../../src/platform/db/tenant-key.ts';
 import { login, type TestApp } from './app.ts';
 
 /**
@@ -55,13 +56,13 @@ async function createUser(
   const db = t.database.db;
   const [user] = await db
     .insert(users)
-    .values({ tenantId, username, passwordHash: await hashOnce(), nickname: username })
+    .values({ tenantId: platformKey(tenantId), username, passwordHash: await hashOnce(), nickname: username })
     .returning();
   if (!user) throw new Error('user insert failed');
   if (permissions.length) {
     const [role] = await db
       .insert(roles)
-      .values({ tenantId, code: `r-${username}`, name: `Role of ${username}`, permissions })
+      .values({ tenantId: platformKey(tenantId), code: `r-${username}`, name: `Role of ${username}`, permissions })
       .returning();
     if (!role) throw new Error('role insert failed');
     await db.insert(userRoles).values({ userId: user.id, roleId: role.id });

@@ -11,6 +11,7 @@ import {
   users,
 } from '../../src/modules/identity/tables.ts';
 import { hashPassword } from '../../src/platform/crypto/passwords.ts';
+import { PLATFORM_TENANT_ID } from '../../src/platform/db/tenant-key.ts';
 import { call, createTestApp, login, type TestApp } from '../helpers/app.ts';
 import { expectError } from '../helpers/assert.ts';
 import { createUserWithPermissions, type TenantFixture, twoTenants, USER_PASSWORD } from '../helpers/fixtures.ts';
@@ -53,13 +54,18 @@ async function platformUser(permissions: string[]) {
   const u = one(
     await db()
       .insert(users)
-      .values({ tenantId: null, username, passwordHash: await hashPassword(USER_PASSWORD), nickname: username })
+      .values({
+        tenantId: PLATFORM_TENANT_ID,
+        username,
+        passwordHash: await hashPassword(USER_PASSWORD),
+        nickname: username,
+      })
       .returning(),
   );
   const r = one(
     await db()
       .insert(roles)
-      .values({ tenantId: null, code: `r-${username}`, name: username, permissions })
+      .values({ tenantId: PLATFORM_TENANT_ID, code: `r-${username}`, name: username, permissions })
       .returning(),
   );
   await db().insert(userRoles).values({ userId: u.id, roleId: r.id });

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { ChannelOptions, Delivery } from '../../src/modules/messaging/channels/types.ts';
 import { inAppMessages } from '../../src/modules/messaging/inapp/tables.ts';
+import { platformKey } from '../../src/platform/db/tenant-key.ts';
 import type { EventDef } from '../../src/platform/events/types.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { catalog } from '../helpers/catalog.ts';
@@ -19,7 +20,15 @@ export async function messageRow(
 ): Promise<number> {
   const [row] = await t.database.db
     .insert(inAppMessages)
-    .values({ tenantId, userId, title: 'Hello', content: 'Body', type: 'system', source: 'manual', ...values })
+    .values({
+      tenantId: platformKey(tenantId),
+      userId,
+      title: 'Hello',
+      content: 'Body',
+      type: 'system',
+      source: 'manual',
+      ...values,
+    })
     .returning({ id: inAppMessages.id });
   if (!row) throw new Error('message insert failed');
   return row.id;

@@ -1,6 +1,7 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenants, users } from '../../src/modules/identity/tables.ts';
+import { PLATFORM_TENANT_ID } from '../../src/platform/db/tenant-key.ts';
 import { defineSystemTask } from '../../src/platform/jobs/define.ts';
 import { ADMIN_PASSWORD, call, createTestApp, login, type TestApp } from '../helpers/app.ts';
 import { createUserWithPermissions } from '../helpers/fixtures.ts';
@@ -51,7 +52,7 @@ beforeAll(async () => {
   const [superAdmin] = await t.database.db
     .select({ id: users.id })
     .from(users)
-    .where(and(isNull(users.tenantId), eq(users.isSuper, true)));
+    .where(and(eq(users.tenantId, PLATFORM_TENANT_ID), eq(users.isSuper, true)));
   platformAdminId = superAdmin?.id as number;
 });
 afterAll(async () => t?.close());

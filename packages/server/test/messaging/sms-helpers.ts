@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Delivery } from '../../src/modules/messaging/channels/types.ts';
 import { smsSendLogs } from '../../src/modules/messaging/sms/tables.ts';
+import { platformKey } from '../../src/platform/db/tenant-key.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { catalog } from '../helpers/catalog.ts';
 import { deliveryOf } from './delivery-fixture.ts';
@@ -189,7 +190,13 @@ export function smsDelivery(
 export async function smsLogRow(t: TestApp, tenantId: number | null): Promise<number> {
   const [row] = await t.database.db
     .insert(smsSendLogs)
-    .values({ tenantId, phone: '13800000000', status: 'sent', provider: 'aliyun', providerMessageId: 'biz-1' })
+    .values({
+      tenantId: platformKey(tenantId),
+      phone: '13800000000',
+      status: 'sent',
+      provider: 'aliyun',
+      providerMessageId: 'biz-1',
+    })
     .returning({ id: smsSendLogs.id });
   if (!row) throw new Error('sms log insert failed');
   return row.id;

@@ -1,9 +1,10 @@
 // The web console's own reporting site (docs/decisions/0037): made by the service at start, its
 // key served publicly, its reports kept at platform scope, switched off by disabling it.
-import { isNull } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_SITE_NAME, seedConsoleSite } from '../../src/modules/monitor/sites/console-site.ts';
 import { errorSites } from '../../src/modules/monitor/tables.ts';
+import { PLATFORM_TENANT_ID } from '../../src/platform/db/tenant-key.ts';
 import { createPublicLinks } from '../../src/platform/http/public-links.ts';
 import { call, createTestApp, type TestApp } from '../helpers/app.ts';
 import { expectError } from '../helpers/assert.ts';
@@ -32,7 +33,7 @@ const platformSites = async (): Promise<Site[]> => {
   expect(res.statusCode, res.body).toBe(200);
   return res.json().data.list;
 };
-const platformRows = () => t.database.db.select().from(errorSites).where(isNull(errorSites.tenantId));
+const platformRows = () => t.database.db.select().from(errorSites).where(eq(errorSites.tenantId, PLATFORM_TENANT_ID));
 /** what a later start does (another PUBLIC_BASE_URL, or the same) */
 const restart = (publicBaseUrl = t.app.ctx.links.base) =>
   seedConsoleSite({ ...t.app.ctx, links: createPublicLinks(publicBaseUrl) });
@@ -116,7 +117,7 @@ describe('the console’s reporting site', () => {
   });
 
   it('starts that run together make one site', async () => {
-    await t.database.db.delete(errorSites).where(isNull(errorSites.tenantId));
+    await t.database.db.delete(errorSites).where(eq(errorSites.tenantId, PLATFORM_TENANT_ID));
     const results = await Promise.all([restart(), restart(), restart()]);
     expect(results.filter((r) => r.created)).toHaveLength(1);
     expect(await platformRows()).toHaveLength(1);

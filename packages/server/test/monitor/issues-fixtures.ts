@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { errorEvents, errorGroupIdentities, errorGroups } from '../../src/modules/monitor/tables.ts';
+import { platformKey } from '../../src/platform/db/tenant-key.ts';
 import type { TestApp } from '../helpers/app.ts';
 
 /**
@@ -17,7 +18,7 @@ export async function insertGroup(t: TestApp, tenantId: number | null, values: G
   const [row] = await t.database.db
     .insert(errorGroups)
     .values({
-      tenantId,
+      tenantId: platformKey(tenantId),
       fingerprint: randomBytes(8).toString('hex'),
       environment: 'production',
       type: 'js_error',
@@ -42,7 +43,7 @@ export async function insertEvent(
   const [row] = await t.database.db
     .insert(errorEvents)
     .values({
-      tenantId: group.tenantId,
+      tenantId: platformKey(group.tenantId),
       groupId: group.id,
       type: 'js_error',
       level: 'error',
@@ -62,7 +63,11 @@ export async function insertIdentity(
   identity: string,
   lastSeenAt: Date,
 ): Promise<void> {
-  await t.database.db
-    .insert(errorGroupIdentities)
-    .values({ groupId: group.id, tenantId: group.tenantId, identity, firstSeenAt: lastSeenAt, lastSeenAt });
+  await t.database.db.insert(errorGroupIdentities).values({
+    groupId: group.id,
+    tenantId: platformKey(group.tenantId),
+    identity,
+    firstSeenAt: lastSeenAt,
+    lastSeenAt,
+  });
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { build } from 'esbuild';
 import type { LightMyRequestResponse } from 'fastify';
 import { errorSourceMaps } from '../../src/modules/monitor/sourcemaps/tables.ts';
+import { platformKey } from '../../src/platform/db/tenant-key.ts';
 import { multipartBody, type Part } from '../files/files-helpers.ts';
 import type { TestApp } from '../helpers/app.ts';
 
@@ -74,7 +75,7 @@ export async function sourceMapRow(t: TestApp, tenantId: number | null, release 
   const [row] = await t.database.db
     .insert(errorSourceMaps)
     .values({
-      tenantId,
+      tenantId: platformKey(tenantId),
       release,
       fileName: 'app.min.js',
       size: content.length,

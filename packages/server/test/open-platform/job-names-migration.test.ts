@@ -4,6 +4,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cronJobRuns, cronJobs } from '../../src/modules/scheduler/tables.ts';
 import { type Database, openDatabase } from '../../src/platform/db/client.ts';
+import { PLATFORM_TENANT_ID } from '../../src/platform/db/tenant-key.ts';
 import { defineJob } from '../../src/platform/jobs/define.ts';
 import { createJobs } from '../../src/platform/jobs/jobs.ts';
 import { createTestStore, type TestStore } from '../helpers/app.ts';
@@ -58,12 +59,18 @@ describe('migration 0006 (open-platform job names)', () => {
       .insert(cronJobs)
       .values([
         {
+          tenantId: PLATFORM_TENANT_ID,
           name: 'openPlatform.purgeExpiredTokens',
           handler: 'openPlatform.purgeExpiredTokens',
           cron: '17 3 * * *',
           builtin: true,
         },
-        { name: 'my token purge', handler: 'openPlatform.purgeExpiredTokens', cron: '0 * * * *' },
+        {
+          tenantId: PLATFORM_TENANT_ID,
+          name: 'my token purge',
+          handler: 'openPlatform.purgeExpiredTokens',
+          cron: '0 * * * *',
+        },
       ])
       .returning();
     await database.db.insert(cronJobRuns).values({

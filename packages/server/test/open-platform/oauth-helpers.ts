@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import * as oauth from 'oauth4webapi';
 import { hashSecret, newClientId, newClientSecret, secretHint } from '../../src/modules/open-platform/apps/secrets.ts';
 import { openApps } from '../../src/modules/open-platform/apps/tables.ts';
+import { platformKey } from '../../src/platform/db/tenant-key.ts';
 import { freeLoopbackPort } from '../../src/platform/net/free-port.ts';
 import { call, createTestApp, type TestApp, type TestAppOptions } from '../helpers/app.ts';
 
@@ -48,7 +49,7 @@ export async function seedClient(
   const [row] = await t.app.ctx.db
     .insert(openApps)
     .values({
-      tenantId: opts.tenantId,
+      tenantId: platformKey(opts.tenantId),
       name: opts.name ?? `app ${clientId}`,
       clientId,
       clientType,

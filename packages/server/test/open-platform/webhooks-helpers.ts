@@ -9,6 +9,7 @@ import {
   openWebhookDeliveries,
   openWebhookSubscriptions,
 } from '../../src/modules/open-platform/webhooks/tables.ts';
+import { platformKey } from '../../src/platform/db/tenant-key.ts';
 import type { WebhookEventDef } from '../../src/platform/events/types.ts';
 import type { TestApp } from '../helpers/app.ts';
 
@@ -65,7 +66,7 @@ export async function insertApp(
   const [row] = await t.database.db
     .insert(openApps)
     .values({
-      tenantId,
+      tenantId: platformKey(tenantId),
       name: opts.name ?? `app-${randomUUID().slice(0, 8)}`,
       clientId: newClientId(),
       clientType: 'confidential',

@@ -5,6 +5,7 @@ import { loginLogs } from '../../src/modules/identity/tables.ts';
 import { trendWindow } from '../../src/modules/ops/status-service.ts';
 import { countByDayQuery } from '../../src/modules/system/operation-log-repository.ts';
 import { operationLogs } from '../../src/modules/system/tables.ts';
+import { platformKey } from '../../src/platform/db/tenant-key.ts';
 import { call, createTestApp, login, type TestApp } from '../helpers/app.ts';
 import { createTenant, createUserWithPermissions, type TenantFixture, USER_PASSWORD } from '../helpers/fixtures.ts';
 
@@ -15,7 +16,7 @@ let b: TenantFixture;
 /** Operation-log rows written as setup: the recorder itself is the system module's to test. */
 async function operations(tenantId: number | null, count: number, at: Date) {
   const rows = Array.from({ length: count }, (_, i) => ({
-    tenantId,
+    tenantId: platformKey(tenantId),
     username: 'someone',
     module: 'system',
     operation: 'system.dict.create',

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paymentNotifyLogs } from '../../src/modules/payment/tables.ts';
+import { PLATFORM_TENANT_ID } from '../../src/platform/db/tenant-key.ts';
 import { call, type TestApp } from '../helpers/app.ts';
 import { expectError } from '../helpers/assert.ts';
 import { createUserWithPermissions, type TenantFixture, twoTenants } from '../helpers/fixtures.ts';
@@ -95,7 +96,15 @@ describe('callback log routes', () => {
     const old = new Date(Date.now() - 91 * 86_400_000);
     const [row] = await t.database.db
       .insert(paymentNotifyLogs)
-      .values({ channel: 'channel_c', rawBody: 'old', headers: {}, signatureValid: false, result: 'x', createdAt: old })
+      .values({
+        tenantId: PLATFORM_TENANT_ID,
+        channel: 'channel_c',
+        rawBody: 'old',
+        headers: {},
+        signatureValid: false,
+        result: 'x',
+        createdAt: old,
+      })
       .returning();
     const before = (await t.database.db.select().from(paymentNotifyLogs)).length;
     expect(await t.app.payment.purgeNotifyLogs()).toEqual({ deleted: 1 });

@@ -6,6 +6,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemConfigs } from '../../src/modules/system/tables.ts';
 import { openDatabase } from '../../src/platform/db/client.ts';
+import { PLATFORM_TENANT_ID } from '../../src/platform/db/tenant-key.ts';
 import { defineJob } from '../../src/platform/jobs/define.ts';
 import { createJobs } from '../../src/platform/jobs/jobs.ts';
 import type { JobInfo } from '../../src/platform/jobs/types.ts';
@@ -58,7 +59,9 @@ describe('send inside a transaction', () => {
     let jobId: string | null = null;
     await expect(
       t.database.db.transaction(async (tx) => {
-        await tx.insert(systemConfigs).values({ tenantId: null, key: 'outbox.rolled_back', value: '1', name: 'x' });
+        await tx
+          .insert(systemConfigs)
+          .values({ tenantId: PLATFORM_TENANT_ID, key: 'outbox.rolled_back', value: '1', name: 'x' });
         jobId = await job.send({ step: 'rolled back' }, { tx });
         throw new Error('business rule failed');
       }),
@@ -80,7 +83,9 @@ describe('send inside a transaction', () => {
       job: defineJob({ name: 'test.outbox_commit', options: { pollingIntervalSeconds: 600 }, handler: rec.handler }),
     });
     const id = await t.database.db.transaction(async (tx) => {
-      await tx.insert(systemConfigs).values({ tenantId: null, key: 'outbox.committed', value: '1', name: 'x' });
+      await tx
+        .insert(systemConfigs)
+        .values({ tenantId: PLATFORM_TENANT_ID, key: 'outbox.committed', value: '1', name: 'x' });
       return job.send({ orderId: 1 }, { tx });
     });
     const [delivered] = await rec.next(1);

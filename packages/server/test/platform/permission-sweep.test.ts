@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { platformKey } from '../../src/platform/db/tenant-key.ts';
 import { route } from '../../src/platform/http/route.ts';
 import { call, createTestApp, login, type TestApp } from '../helpers/app.ts';
 import { allTenantPermissions } from '../helpers/fixtures.ts';
@@ -73,9 +74,7 @@ async function tenantSnapshot(t: TestApp, tenantId: number | null): Promise<stri
   for (const { table_name } of tables) {
     if (WRITTEN_BY_THE_SWEEP.has(table_name)) continue;
     const found = await rows(
-      tenantId === null
-        ? sql`SELECT * FROM ${sql.identifier(table_name)} WHERE tenant_id IS NULL ORDER BY 1`
-        : sql`SELECT * FROM ${sql.identifier(table_name)} WHERE tenant_id = ${tenantId} ORDER BY 1`,
+      sql`SELECT * FROM ${sql.identifier(table_name)} WHERE tenant_id = ${platformKey(tenantId)} ORDER BY 1`,
     );
     out[table_name] = found.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !VOLATILE.includes(k))));
   }

@@ -15,6 +15,7 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { createdAt, timestamptz, updatedAt } from '../../platform/db/columns.ts';
+import { tenantKey } from '../../platform/db/tenant-key.ts';
 
 /**
  * The enterprise drive's tables (spec §2.2). Part 1 holds spaces, the node tree, grants,
@@ -39,7 +40,7 @@ export const driveSpaces = pgTable(
   'drive_spaces',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     type: text('type').$type<SpaceType>().notNull(),
     name: text('name').notNull(),
     description: text('description').notNull().default(''),
@@ -63,12 +64,8 @@ export const driveSpaces = pgTable(
     check('drive_spaces_type', sql`${t.type} in ('personal', 'department', 'team')`),
     check('drive_spaces_default_role', sql`${t.defaultMemberRole} is null or ${ROLE_CHECK(t.defaultMemberRole)}`),
     check('drive_spaces_usage_nonnegative', sql`${t.usedBytes} >= 0 and ${t.reservedBytes} >= 0`),
-    uniqueIndex('drive_spaces_personal')
-      .on(sql`coalesce(${t.tenantId}, 0)`, t.ownerUserId)
-      .where(sql`${t.type} = 'personal'`),
-    uniqueIndex('drive_spaces_department')
-      .on(sql`coalesce(${t.tenantId}, 0)`, t.departmentId)
-      .where(sql`${t.type} = 'department'`),
+    uniqueIndex('drive_spaces_personal').on(t.tenantId, t.ownerUserId).where(sql`${t.type} = 'personal'`),
+    uniqueIndex('drive_spaces_department').on(t.tenantId, t.departmentId).where(sql`${t.type} = 'department'`),
     index('drive_spaces_tenant').on(t.tenantId, t.type),
   ],
 );
@@ -78,7 +75,7 @@ export const driveSpaceMembers = pgTable(
   'drive_space_members',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     spaceId: integer('space_id')
       .notNull()
       .references(() => driveSpaces.id, { onDelete: 'cascade' }),
@@ -108,7 +105,7 @@ export const driveNodes = pgTable(
   'drive_nodes',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     spaceId: integer('space_id')
       .notNull()
       .references(() => driveSpaces.id, { onDelete: 'cascade' }),
@@ -154,7 +151,7 @@ export const driveNodePermissions = pgTable(
   'drive_node_permissions',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     spaceId: integer('space_id').notNull(),
     nodeId: integer('node_id')
       .notNull()
@@ -181,7 +178,7 @@ export const driveFileVersions = pgTable(
   'drive_file_versions',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     spaceId: integer('space_id').notNull(),
     nodeId: integer('node_id')
       .notNull()
@@ -211,7 +208,7 @@ export const driveNodeStars = pgTable(
     nodeId: integer('node_id')
       .notNull()
       .references(() => driveNodes.id, { onDelete: 'cascade' }),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.userId, t.nodeId] })],
@@ -224,7 +221,7 @@ export const driveRecentAccess = pgTable(
     nodeId: integer('node_id')
       .notNull()
       .references(() => driveNodes.id, { onDelete: 'cascade' }),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     accessedAt: timestamptz('accessed_at').notNull().defaultNow(),
   },
   (t) => [
@@ -243,7 +240,7 @@ export const driveUploadBindings = pgTable(
   'drive_upload_bindings',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     uploadSessionId: integer('upload_session_id').notNull(),
     spaceId: integer('space_id')
       .notNull()
@@ -264,7 +261,7 @@ export const driveLegalHolds = pgTable(
   'drive_legal_holds',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     spaceId: integer('space_id').notNull(),
     // no foreign key: the record of a hold outlives the node it held (purged after release)
     nodeId: integer('node_id').notNull(),
@@ -290,7 +287,7 @@ export const driveActivities = pgTable(
   'drive_activities',
   {
     id: bigserial('id', { mode: 'number' }).notNull(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     spaceId: integer('space_id').notNull(),
     nodeId: integer('node_id'),
     actorUserId: integer('actor_user_id'),
@@ -311,7 +308,7 @@ export const driveNodeRenditions = pgTable(
   'drive_node_renditions',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     nodeId: integer('node_id')
       .notNull()
       .references(() => driveNodes.id, { onDelete: 'cascade' }),
@@ -335,7 +332,7 @@ export const driveAccessRequests = pgTable(
   'drive_access_requests',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     spaceId: integer('space_id').notNull(),
     nodeId: integer('node_id')
       .notNull()
@@ -374,7 +371,7 @@ export const driveShareLinks = pgTable(
   'drive_share_links',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     spaceId: integer('space_id').notNull(),
     nodeId: integer('node_id')
       .notNull()
@@ -426,7 +423,7 @@ export const driveCollectSubmissions = pgTable(
   'drive_collect_submissions',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     linkId: integer('link_id')
       .notNull()
       .references(() => driveShareLinks.id, { onDelete: 'cascade' }),
@@ -453,7 +450,7 @@ export const driveShareAccessLogs = pgTable(
   'drive_share_access_logs',
   {
     id: bigserial('id', { mode: 'number' }).notNull(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     linkId: integer('link_id').notNull(),
     nodeId: integer('node_id'),
     event: text('event').$type<ShareAccessEvent>().notNull(),

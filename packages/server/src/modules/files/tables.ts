@@ -13,6 +13,7 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { createdAt, timestamptz } from '../../platform/db/columns.ts';
+import { tenantKey } from '../../platform/db/tenant-key.ts';
 import { storageConfigs } from './storage/tables.ts';
 
 export type GcState = 'live' | 'orphaned' | 'deleting';
@@ -53,7 +54,7 @@ export const managedFiles = pgTable(
   'managed_files',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     objectId: integer('object_id')
       .notNull()
       .references(() => fileObjects.id),
@@ -94,7 +95,7 @@ export const fileUploadSessions = pgTable(
   'file_upload_sessions',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     ownerUserId: integer('owner_user_id'),
     name: text('name').notNull(),
     size: bigint('size', { mode: 'number' }).notNull(),

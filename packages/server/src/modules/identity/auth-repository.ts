@@ -1,15 +1,23 @@
 import { and, eq, gt, inArray, isNotNull, isNull, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
+import { PLATFORM_TENANT_ID, platformKey, sameTenantKey } from '../../platform/db/tenant-key.ts';
 import { menus, refreshTokens, roleMenus, roles, tenants, userRoles, userSessions, users } from './tables.ts';
 
 /** Queries of sign-in, sessions and effective permissions. */
 
+/** A tenant by its code; the platform tenant (0) is no tenant to sign into or act in. */
 export async function findTenantByCode(db: Db, code: string) {
-  const [t] = await db.select().from(tenants).where(eq(tenants.code, code)).limit(1);
+  const [t] = await db
+    .select()
+    .from(tenants)
+    .where(and(eq(tenants.code, code), ne(tenants.id, PLATFORM_TENANT_ID)))
+    .limit(1);
   return t ?? null;
 }
 
+/** A tenant by its id; never the platform tenant (0), which the API does not show. */
 export async function findTenantById(db: Db, id: number) {
+  if (id === PLATFORM_TENANT_ID) return null;
   const [t] = await db.select().from(tenants).where(eq(tenants.id, id)).limit(1);
   return t ?? null;
 }
@@ -24,7 +32,7 @@ export async function findUserForLogin(db: Db, tenantId: number | null, username
   const [u] = await db
     .select()
     .from(users)
-    .where(and(tenantId === null ? isNull(users.tenantId) : eq(users.tenantId, tenantId), eq(users.username, username)))
+    .where(and(sameTenantKey(users.tenantId, tenantId), eq(users.username, username)))
     .limit(1);
   return u ?? null;
 }
@@ -77,7 +85,10 @@ export async function insertSession(
   db: Db,
   s: { tenantId: number | null; userId: number; ip: string; userAgent: string; expiresAt: Date },
 ) {
-  const [row] = await db.insert(userSessions).values(s).returning();
+  const [row] = await db
+    .insert(userSessions)
+    .values({ ...s, tenantId: platformKey(s.tenantId) })
+    .returning();
   if (!row) throw new Error('session insert returned nothing');
   return row;
 }

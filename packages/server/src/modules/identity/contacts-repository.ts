@@ -1,6 +1,7 @@
-import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, or, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
 import { tenantFilter } from '../../platform/db/scoped.ts';
+import { sameTenantKey } from '../../platform/db/tenant-key.ts';
 import type { AudienceTarget, ContactRow } from '../messaging/index.ts';
 import { departments, roles, userRoles, users } from './tables.ts';
 
@@ -22,7 +23,7 @@ export async function userContacts(db: Db, tenantId: number | null, ids: number[
       status: users.status,
     })
     .from(users)
-    .where(and(inArray(users.id, ids), tenantId === null ? isNull(users.tenantId) : eq(users.tenantId, tenantId)));
+    .where(and(inArray(users.id, ids), sameTenantKey(users.tenantId, tenantId)));
   return rows.map(({ status, ...r }) => ({ ...r, active: status === 'active' }));
 }
 
@@ -55,13 +56,7 @@ export async function usersByTargets(db: Db, tenantId: number | null, targets: A
   const rows = await db
     .select({ id: users.id })
     .from(users)
-    .where(
-      and(
-        tenantId === null ? isNull(users.tenantId) : eq(users.tenantId, tenantId),
-        eq(users.status, 'active'),
-        or(...reach),
-      ),
-    )
+    .where(and(sameTenantKey(users.tenantId, tenantId), eq(users.status, 'active'), or(...reach)))
     .orderBy(users.id);
   return rows.map((r) => r.id);
 }

@@ -2,6 +2,7 @@ import { and, eq, gte, lt, type SQL, sql } from 'drizzle-orm';
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
+import { platformKey } from '../../platform/db/tenant-key.ts';
 import { loginLogs } from './tables.ts';
 
 /** The sign-in history: one row per attempt, written by sign-in, read by the log pages. */
@@ -34,9 +35,12 @@ export async function insertLoginLog(
     reason: string;
   },
 ) {
-  await db
-    .insert(loginLogs)
-    .values({ ...row, username: row.username.slice(0, 128), userAgent: row.userAgent.slice(0, 512) });
+  await db.insert(loginLogs).values({
+    ...row,
+    tenantId: platformKey(row.tenantId),
+    username: row.username.slice(0, 128),
+    userAgent: row.userAgent.slice(0, 512),
+  });
 }
 
 /** Sign-ins of the scope's tenant, newest first. */

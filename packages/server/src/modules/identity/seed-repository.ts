@@ -1,6 +1,7 @@
-import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, eq, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
 import { intArray } from '../../platform/db/sql.ts';
+import { PLATFORM_TENANT_ID } from '../../platform/db/tenant-key.ts';
 import type { MenuValues } from './menus-repository.ts';
 import { identitySeedMarks, menus, roleMenus, roles, users } from './tables.ts';
 
@@ -11,7 +12,7 @@ export async function platformSuperExists(db: Db): Promise<boolean> {
   const [existing] = await db
     .select({ id: users.id })
     .from(users)
-    .where(and(isNull(users.tenantId), eq(users.isSuper, true)))
+    .where(and(eq(users.tenantId, PLATFORM_TENANT_ID), eq(users.isSuper, true)))
     .limit(1);
   return existing !== undefined;
 }
@@ -21,15 +22,19 @@ export async function platformUserPasswordHash(db: Db, username: string): Promis
   const [row] = await db
     .select({ hash: users.passwordHash })
     .from(users)
-    .where(and(isNull(users.tenantId), eq(users.username, username)))
+    .where(and(eq(users.tenantId, PLATFORM_TENANT_ID), eq(users.username, username)))
     .limit(1);
   return row?.hash ?? null;
 }
 
 export async function insertPlatformSuper(db: Db, username: string, passwordHash: string) {
-  await db
-    .insert(users)
-    .values({ tenantId: null, username, passwordHash, nickname: 'Platform administrator', isSuper: true });
+  await db.insert(users).values({
+    tenantId: PLATFORM_TENANT_ID,
+    username,
+    passwordHash,
+    nickname: 'Platform administrator',
+    isSuper: true,
+  });
 }
 
 export function seedMarks(db: Db): Promise<SeedMark[]> {
@@ -63,7 +68,7 @@ export async function bindMenusToTenantRoles(db: Db, roleCode: string, menuIds: 
         .select({ roleId: roles.id, menuId: sql<number>`m.id`.as('menu_id') })
         .from(roles)
         .crossJoin(sql`unnest(${intArray(menuIds)}) as m(id)`)
-        .where(and(eq(roles.code, roleCode), isNotNull(roles.tenantId))),
+        .where(and(eq(roles.code, roleCode), ne(roles.tenantId, PLATFORM_TENANT_ID))),
     )
     .onConflictDoNothing();
 }
@@ -80,5 +85,5 @@ export async function grantToTenantRoles(db: Db, roleCode: string, codes: string
       permissions: sql`array(select distinct u.c collate "C" from unnest(${roles.permissions} || ${sql.param(codes)}::text[]) as u(c) order by 1)`,
       updatedAt: now,
     })
-    .where(and(eq(roles.code, roleCode), isNotNull(roles.tenantId)));
+    .where(and(eq(roles.code, roleCode), ne(roles.tenantId, PLATFORM_TENANT_ID)));
 }

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, pgTable, primaryKey, serial, text, unique } from 'drizzle-orm/pg-core';
 import { createdAt, timestamptz, updatedAt } from '../../platform/db/columns.ts';
+import { tenantKey } from '../../platform/db/tenant-key.ts';
 
 /** Tenants are platform-level rows; they are disabled, never deleted (docs/decisions/0002). */
 export const tenants = pgTable('tenants', {
@@ -18,7 +19,7 @@ export const users = pgTable(
   'users',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     username: text('username').notNull(),
     passwordHash: text('password_hash').notNull(),
     nickname: text('nickname').notNull(),
@@ -36,17 +37,14 @@ export const users = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [
-    unique('users_tenant_username').on(t.tenantId, t.username).nullsNotDistinct(),
-    index('users_department').on(t.departmentId),
-  ],
+  (t) => [unique('users_tenant_username').on(t.tenantId, t.username), index('users_department').on(t.departmentId)],
 );
 
 export const roles = pgTable(
   'roles',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     code: text('code').notNull(),
     name: text('name').notNull(),
     permissions: text('permissions').array().notNull().default(sql`'{}'::text[]`),
@@ -56,7 +54,7 @@ export const roles = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [unique('roles_tenant_code').on(t.tenantId, t.code).nullsNotDistinct()],
+  (t) => [unique('roles_tenant_code').on(t.tenantId, t.code)],
 );
 
 /** The menu tree is platform-wide; roles decide who sees which node. */
@@ -107,7 +105,7 @@ export const departments = pgTable(
   'departments',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     parentId: integer('parent_id'),
     ancestorIds: integer('ancestor_ids').array().notNull().default(sql`'{}'::integer[]`),
     name: text('name').notNull(),
@@ -127,7 +125,7 @@ export const positions = pgTable(
   'positions',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     code: text('code').notNull(),
     name: text('name').notNull(),
     sort: integer('sort').notNull().default(0),
@@ -136,7 +134,7 @@ export const positions = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [unique('positions_tenant_code').on(t.tenantId, t.code).nullsNotDistinct()],
+  (t) => [unique('positions_tenant_code').on(t.tenantId, t.code)],
 );
 
 export const userPositions = pgTable(
@@ -156,13 +154,13 @@ export const userGroups = pgTable(
   'user_groups',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     name: text('name').notNull(),
     remark: text('remark').notNull().default(''),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [unique('user_groups_tenant_name').on(t.tenantId, t.name).nullsNotDistinct()],
+  (t) => [unique('user_groups_tenant_name').on(t.tenantId, t.name)],
 );
 
 export const userGroupMembers = pgTable(
@@ -183,7 +181,7 @@ export const userSessions = pgTable(
   'user_sessions',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     userId: integer('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
@@ -213,7 +211,7 @@ export const loginLogs = pgTable(
   'login_logs',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     userId: integer('user_id'),
     username: text('username').notNull(),
     ip: text('ip').notNull(),

@@ -1,5 +1,6 @@
-import { and, eq, gt, isNull, lte } from 'drizzle-orm';
+import { and, eq, gt, lte, ne } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
+import { PLATFORM_TENANT_ID } from '../../platform/db/tenant-key.ts';
 import { roles, tenants, userRoles, users } from './tables.ts';
 import { TENANT_ADMIN_ROLE } from './tenants-service.ts';
 
@@ -8,7 +9,14 @@ export function tenantsExpiringBetween(db: Db, from: Date, to: Date) {
   return db
     .select({ id: tenants.id, name: tenants.name, expiresAt: tenants.expiresAt })
     .from(tenants)
-    .where(and(eq(tenants.status, 'active'), gt(tenants.expiresAt, from), lte(tenants.expiresAt, to)))
+    .where(
+      and(
+        ne(tenants.id, PLATFORM_TENANT_ID),
+        eq(tenants.status, 'active'),
+        gt(tenants.expiresAt, from),
+        lte(tenants.expiresAt, to),
+      ),
+    )
     .orderBy(tenants.id);
 }
 
@@ -36,7 +44,7 @@ export async function platformAdminIds(db: Db): Promise<number[]> {
   const rows = await db
     .select({ id: users.id })
     .from(users)
-    .where(and(isNull(users.tenantId), eq(users.isSuper, true), eq(users.status, 'active')))
+    .where(and(eq(users.tenantId, PLATFORM_TENANT_ID), eq(users.isSuper, true), eq(users.status, 'active')))
     .orderBy(users.id);
   return rows.map((r) => r.id);
 }

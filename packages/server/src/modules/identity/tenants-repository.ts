@@ -1,7 +1,8 @@
-import { and, count, eq, or, type SQL } from 'drizzle-orm';
+import { and, count, eq, ne, or, type SQL } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
 import type { PageRequest } from '../../platform/db/scoped.ts';
 import { contains } from '../../platform/db/sql.ts';
+import { PLATFORM_TENANT_ID } from '../../platform/db/tenant-key.ts';
 import { tenants } from './tables.ts';
 
 /** Queries of tenants (the tenant table itself is not tenant-scoped: platform scope only). */
@@ -10,10 +11,11 @@ export type TenantStatus = TenantRow['status'];
 type TenantValues = typeof tenants.$inferInsert;
 
 export async function listTenants(db: Db, page: PageRequest, f: { keyword?: string; status?: TenantStatus }) {
-  const conds: (SQL | undefined)[] = [];
+  // the platform tenant (0) owns platform-level rows; it is no tenant of the list
+  const conds: (SQL | undefined)[] = [ne(tenants.id, PLATFORM_TENANT_ID)];
   if (f.keyword) conds.push(or(contains(tenants.code, f.keyword), contains(tenants.name, f.keyword)));
   if (f.status) conds.push(eq(tenants.status, f.status));
-  const where = conds.length ? and(...conds) : undefined;
+  const where = and(...conds);
   const [list, totals] = await Promise.all([
     db
       .select()
@@ -40,6 +42,10 @@ export async function insertTenantIfAbsent(db: Db, values: TenantValues): Promis
 }
 
 export async function updateTenant(db: Db, id: number, values: Partial<TenantValues>): Promise<TenantRow | null> {
-  const [row] = await db.update(tenants).set(values).where(eq(tenants.id, id)).returning();
+  const [row] = await db
+    .update(tenants)
+    .set(values)
+    .where(and(eq(tenants.id, id), ne(tenants.id, PLATFORM_TENANT_ID)))
+    .returning();
   return row ?? null;
 }

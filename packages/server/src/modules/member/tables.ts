@@ -1,11 +1,12 @@
-import { index, integer, pgTable, serial, text, timestamp } from 'drizzle-orm/pg-core';
+import { index, pgTable, serial, text, timestamp } from 'drizzle-orm/pg-core';
+import { tenantKey } from '../../platform/db/tenant-key.ts';
 
 /** A member (customer-side identity). Minimal for now: a principal for notifications and monitoring. */
 export const members = pgTable(
   'members',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     nickname: text('nickname').notNull(),
     email: text('email'),
     phone: text('phone'),

@@ -12,6 +12,7 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { createdAt, timestamptz, updatedAt } from '../../platform/db/columns.ts';
+import { tenantKey } from '../../platform/db/tenant-key.ts';
 
 /** The report types of spec §2.5, in the order the console lists them. */
 export const ERROR_TYPES = [
@@ -37,7 +38,7 @@ export const errorSites = pgTable(
   'error_sites',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     name: text('name').notNull(),
     siteKey: text('site_key').notNull(),
     /** exact origins (`https://shop.example.com`); empty = no anonymous reports accepted */
@@ -48,14 +49,14 @@ export const errorSites = pgTable(
   },
   (t) => [
     uniqueIndex('error_sites_key').on(t.siteKey),
-    uniqueIndex('error_sites_tenant_name').on(sql`coalesce(${t.tenantId}, 0)`, t.name),
+    uniqueIndex('error_sites_tenant_name').on(t.tenantId, t.name),
     // at most one platform site: the console's, which the seed finds and re-creates by this
-    uniqueIndex('error_sites_platform').on(sql`(${t.tenantId} is null)`).where(sql`${t.tenantId} is null`),
+    uniqueIndex('error_sites_platform').on(t.tenantId).where(sql`${t.tenantId} = 0`),
   ],
 );
 
 /**
- * Issues (spec §2.5): one per fingerprint and tenant (tenant_id null = reports no tenant could be
+ * Issues (spec §2.5): one per fingerprint and tenant (tenant_id 0 = reports no tenant could be
  * attributed to, seen at platform scope). `event_count` and `identity_count` are kept exact by the
  * upsert that records each report.
  */
@@ -63,7 +64,7 @@ export const errorGroups = pgTable(
   'error_groups',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     fingerprint: text('fingerprint').notNull(),
     environment: text('environment').notNull(),
     type: text('type').$type<ErrorType>().notNull(),
@@ -88,7 +89,7 @@ export const errorGroups = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    uniqueIndex('error_groups_fingerprint').on(sql`coalesce(${t.tenantId}, 0)`, t.fingerprint),
+    uniqueIndex('error_groups_fingerprint').on(t.tenantId, t.fingerprint),
     index('error_groups_tenant_last_seen').on(t.tenantId, t.lastSeenAt),
   ],
 );
@@ -98,7 +99,7 @@ export const errorEvents = pgTable(
   'error_events',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     groupId: bigint('group_id', { mode: 'number' }).notNull(),
     type: text('type').$type<ErrorType>().notNull(),
     level: text('level').$type<ErrorLevel>().notNull(),
@@ -133,7 +134,7 @@ export const errorGroupIdentities = pgTable(
   {
     groupId: bigint('group_id', { mode: 'number' }).notNull(),
     identity: text('identity').notNull(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     firstSeenAt: timestamptz('first_seen_at').notNull(),
     lastSeenAt: timestamptz('last_seen_at').notNull(),
   },

@@ -13,6 +13,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import { createdAt, timestamptz, updatedAt } from '../../platform/db/columns.ts';
+import { tenantKey } from '../../platform/db/tenant-key.ts';
 import { listedConfigColumns, listedConfigIndexes } from '../../platform/provider-configs/index.ts';
 import type { ChannelCode, Scene } from './channels/types.ts';
 
@@ -147,7 +148,7 @@ export const paymentNotifyLogs = pgTable(
   'payment_notify_logs',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     configId: integer('config_id'),
     channel: text('channel').$type<ChannelCode>().notNull(),
     scene: text('scene').$type<Scene>(),

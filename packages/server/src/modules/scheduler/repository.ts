@@ -3,6 +3,7 @@ import type { Scope } from '../../platform/auth/principal.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { type Page, type PageRequest, scoped } from '../../platform/db/scoped.ts';
 import { contains } from '../../platform/db/sql.ts';
+import { PLATFORM_TENANT_ID } from '../../platform/db/tenant-key.ts';
 import { cronJobRuns, cronJobs } from './tables.ts';
 
 /** Queries of cron jobs (through the tenant scope) and of their run log (reached through a job). */
@@ -34,7 +35,7 @@ export async function insertBuiltinIfMissing(
 ) {
   await db
     .insert(cronJobs)
-    .values({ ...values, tenantId: null, builtin: true })
+    .values({ ...values, tenantId: PLATFORM_TENANT_ID, builtin: true })
     .onConflictDoNothing();
 }
 

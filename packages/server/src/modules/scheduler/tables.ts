@@ -11,6 +11,7 @@ import {
   unique,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import { tenantKey } from '../../platform/db/tenant-key.ts';
 
 /**
  * Cron jobs of the admin (release 0.1.0): a registered handler (system task) bound to a cron
@@ -20,7 +21,7 @@ export const cronJobs = pgTable(
   'cron_jobs',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     name: text('name').notNull(),
     /** name of a registered system task */
     handler: text('handler').notNull(),
@@ -37,7 +38,7 @@ export const cronJobs = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [unique('cron_jobs_tenant_name').on(t.tenantId, t.name).nullsNotDistinct()],
+  (t) => [unique('cron_jobs_tenant_name').on(t.tenantId, t.name)],
 );
 
 export const cronJobRuns = pgTable(

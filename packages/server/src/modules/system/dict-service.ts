@@ -66,7 +66,7 @@ export function createDictService(ctx: AppContext) {
 
     /**
      * Active items of the type with this code, for form selects: the tenant's own active type
-     * wins, the platform's is the fallback (ADR 0002: platform rows have tenant_id null).
+     * wins, the platform's is the fallback (ADR 0042: platform rows have tenant_id 0, read as null).
      */
     async optionsByCode(scope: Scope, code: string) {
       const levels = scope.tenantId === null ? [null] : [scope.tenantId, null];

@@ -1,11 +1,12 @@
 import { boolean, index, integer, pgTable, serial, text, unique } from 'drizzle-orm/pg-core';
 import { createdAt, timestamptz, updatedAt } from '../../platform/db/columns.ts';
+import { tenantKey } from '../../platform/db/tenant-key.ts';
 
 export const dictTypes = pgTable(
   'dict_types',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     code: text('code').notNull(),
     name: text('name').notNull(),
     status: text('status').$type<'active' | 'disabled'>().notNull().default('active'),
@@ -13,14 +14,14 @@ export const dictTypes = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [unique('dict_types_tenant_code').on(t.tenantId, t.code).nullsNotDistinct()],
+  (t) => [unique('dict_types_tenant_code').on(t.tenantId, t.code)],
 );
 
 export const dictItems = pgTable(
   'dict_items',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     typeId: integer('type_id')
       .notNull()
       .references(() => dictTypes.id, { onDelete: 'cascade' }),
@@ -39,7 +40,7 @@ export const systemConfigs = pgTable(
   'system_configs',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     key: text('key').notNull(),
     value: text('value').notNull(),
     name: text('name').notNull(),
@@ -48,14 +49,14 @@ export const systemConfigs = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [unique('system_configs_tenant_key').on(t.tenantId, t.key).nullsNotDistinct()],
+  (t) => [unique('system_configs_tenant_key').on(t.tenantId, t.key)],
 );
 
 export const notices = pgTable(
   'notices',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     title: text('title').notNull(),
     /** sanitized HTML */
     content: text('content').notNull(),
@@ -73,7 +74,7 @@ export const operationLogs = pgTable(
   'operation_logs',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     userId: integer('user_id'),
     username: text('username').notNull(),
     module: text('module').notNull(),

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { boolean, check, index, integer, jsonb, pgTable, serial, smallint, text, timestamp } from 'drizzle-orm/pg-core';
+import { tenantKey } from '../../platform/db/tenant-key.ts';
 
 export type TaskStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 export const TASK_STATUSES: readonly TaskStatus[] = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
@@ -13,7 +14,7 @@ export const asyncTasks = pgTable(
   'async_tasks',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     ownerUserId: integer('owner_user_id').notNull(),
     /** a registered kind, e.g. `export.operation_logs` */
     kind: text('kind').notNull(),

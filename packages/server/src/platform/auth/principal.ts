@@ -30,7 +30,7 @@ export type Principal = UserPrincipal | MemberPrincipal | AppPrincipal;
 
 /**
  * What every service call carries: the tenant the work happens in and who asks.
- * `tenantId` null means platform scope (rows whose tenant_id is null).
+ * `tenantId` null means platform scope (rows whose tenant_id is 0, the platform tenant: platform/db/tenant-key.ts).
  */
 export type Scope = {
   tenantId: number | null;

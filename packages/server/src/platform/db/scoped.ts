@@ -1,7 +1,8 @@
-import { and, count, eq, inArray, isNull, type SQL } from 'drizzle-orm';
+import { and, count, eq, inArray, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Scope } from '../auth/principal.ts';
 import type { Db } from './client.ts';
+import { platformKey, sameTenantKey } from './tenant-key.ts';
 
 /**
  * Tenant isolation lives here, in one place: every read, update and delete of a tenant-owned
@@ -11,7 +12,7 @@ import type { Db } from './client.ts';
 type TenantTable = PgTable & { id: PgColumn; tenantId: PgColumn };
 
 export function tenantFilter(table: { tenantId: PgColumn }, scope: Pick<Scope, 'tenantId'>): SQL {
-  return scope.tenantId === null ? isNull(table.tenantId) : eq(table.tenantId, scope.tenantId);
+  return sameTenantKey(table.tenantId, scope.tenantId);
 }
 
 export type PageRequest = { page: number; pageSize: number };
@@ -67,7 +68,7 @@ export function scoped<T extends TenantTable>(table: T) {
     async insert(db: Db, scope: Pick<Scope, 'tenantId'>, values: New): Promise<Row> {
       const rows = await db
         .insert(table)
-        .values({ ...values, tenantId: scope.tenantId } as T['$inferInsert'])
+        .values({ ...values, tenantId: platformKey(scope.tenantId) } as T['$inferInsert'])
         .returning();
       return (rows as Row[])[0] as Row;
     },

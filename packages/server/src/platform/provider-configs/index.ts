@@ -3,7 +3,7 @@
  * share, kept once. A module still owns its table, its provider-specific fields and checks, its
  * error keys and its routes; the kit holds the rest.
  *
- * - Rows per scope: a tenant's, and the platform's (`tenant_id` null) as the fallback where the
+ * - Rows per scope: a tenant's, and the platform's (`tenant_id` 0) as the fallback where the
  *   spec says so (`effectiveDefault`, `effective`).
  * - Listed configurations (several per scope, exactly one default, kept by a partial unique
  *   index): create, update, delete, set-default (old default cleared and new one set in one

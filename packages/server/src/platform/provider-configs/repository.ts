@@ -1,19 +1,18 @@
-import { and, count, eq, isNull, ne, or, type SQL, sql } from 'drizzle-orm';
+import { and, count, eq, ne, type SQL } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Scope } from '../auth/principal.ts';
 import type { Db } from '../db/client.ts';
-import { type PageRequest, scoped, tenantFilter } from '../db/scoped.ts';
+import { type PageRequest, scoped } from '../db/scoped.ts';
+import { ownOrPlatform, platformLast } from '../db/tenant-key.ts';
 
 /** Queries shared by provider configuration tables; all go through the tenant scope. */
 type TenantScope = Pick<Scope, 'tenantId'>;
 export type ConfigTable = PgTable & { id: PgColumn; tenantId: PgColumn; updatedAt: PgColumn };
 export type ListedConfigTable = ConfigTable & { isDefault: PgColumn; status: PgColumn };
 
-/** The scope's own rows and, after them, the platform's (tenant_id null sorts last). */
+/** The scope's own rows and, after them, the platform's (the platform's key, 0, sorts last). */
 function ownThenPlatform(table: ConfigTable, tenantId: number | null): { where: SQL | undefined; order: SQL } {
-  const where =
-    tenantId === null ? isNull(table.tenantId) : or(tenantFilter(table, { tenantId }), isNull(table.tenantId));
-  return { where, order: sql`${table.tenantId} desc nulls last` };
+  return { where: ownOrPlatform(table.tenantId, tenantId), order: platformLast(table.tenantId) };
 }
 
 export function listedConfigRepository<T extends ListedConfigTable>(table: T) {

@@ -1,9 +1,10 @@
-import { and, arrayContains, asc, eq, gt, isNull, lt, max, or } from 'drizzle-orm';
+import { and, arrayContains, asc, gt, isNull, lt, max, or } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { UserPrincipal } from '../auth/principal.ts';
 import type { Cache } from '../cache/cache.ts';
 import type { Db } from '../db/client.ts';
+import { platformKey, sameTenantKey } from '../db/tenant-key.ts';
 import type { AuthResolver } from '../http/authentication.ts';
 import { AppError } from '../http/errors.ts';
 import { INT8_SAFE_MAX } from '../http/schemas.ts';
@@ -112,7 +113,7 @@ export function createRealtimeHub(deps: { db: Db; cache: Cache; clock: () => Dat
         .insert(realtimeEvents)
         .values({
           topic: input.topic,
-          tenantId: input.tenantId,
+          tenantId: platformKey(input.tenantId),
           userIds: input.userIds ?? null,
           payload: input.payload,
         })
@@ -143,7 +144,7 @@ export function createRealtimeHub(deps: { db: Db; cache: Cache; clock: () => Dat
         .where(
           and(
             gt(realtimeEvents.id, lastEventId),
-            tenantId === null ? isNull(realtimeEvents.tenantId) : eq(realtimeEvents.tenantId, tenantId),
+            sameTenantKey(realtimeEvents.tenantId, tenantId),
             or(isNull(realtimeEvents.userIds), arrayContains(realtimeEvents.userIds, [principal.userId])),
           ),
         )

@@ -1,4 +1,5 @@
 import { bigserial, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { tenantKey } from '../db/tenant-key.ts';
 
 /**
  * Recent live events, kept 24 hours so a client that reconnects gets what it missed
@@ -8,7 +9,7 @@ export const realtimeEvents = pgTable(
   'realtime_events',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     /** null = every signed-in user of the tenant */
     userIds: integer('user_ids').array(),
     topic: text('topic').notNull(),

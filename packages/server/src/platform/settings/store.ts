@@ -1,8 +1,9 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { Value } from 'typebox/value';
 import type { Cache } from '../cache/cache.ts';
 import { createLocalCache } from '../cache/local-cache.ts';
 import type { Db } from '../db/client.ts';
+import { platformKey, sameTenantKey } from '../db/tenant-key.ts';
 import { AppError, type FieldError } from '../http/errors.ts';
 import type { SettingsModule, SettingsRegistry, Visibility } from './registry.ts';
 import { settingsValues } from './tables.ts';
@@ -35,7 +36,7 @@ export function createSettingsStore(deps: {
 
   /** `exec` is the open transaction when called inside one: its rows, and no second connection. */
   function rowsOfScope(tenantId: number | null, exec: Db = db): Promise<StoredRow[]> {
-    const scopeCond = tenantId === null ? isNull(settingsValues.tenantId) : eq(settingsValues.tenantId, tenantId);
+    const scopeCond = sameTenantKey(settingsValues.tenantId, tenantId);
     return exec
       .select({ tenantId: settingsValues.tenantId, module: settingsValues.module, values: settingsValues.values })
       .from(settingsValues)
@@ -114,7 +115,7 @@ export function createSettingsStore(deps: {
         throw new AppError(400, 'request.validation_failed', 'The request has invalid fields', { details });
 
       await db.transaction(async (tx) => {
-        const scopeCond = tenantId === null ? isNull(settingsValues.tenantId) : eq(settingsValues.tenantId, tenantId);
+        const scopeCond = sameTenantKey(settingsValues.tenantId, tenantId);
         const [row] = await tx
           .select()
           .from(settingsValues)
@@ -135,7 +136,7 @@ export function createSettingsStore(deps: {
         } else {
           await tx
             .insert(settingsValues)
-            .values({ module, tenantId, values: next, updatedBy: userId })
+            .values({ module, tenantId: platformKey(tenantId), values: next, updatedBy: userId })
             .onConflictDoUpdate({
               target: [settingsValues.module, settingsValues.tenantId],
               set: { values: next, updatedAt: new Date(), updatedBy: userId },

@@ -2,6 +2,7 @@ import { and, eq, gt, isNull, or, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Db } from '../../../platform/db/client.ts';
 import { intArray } from '../../../platform/db/sql.ts';
+import { platformKey } from '../../../platform/db/tenant-key.ts';
 import {
   type DriveRole,
   driveNodePermissions,
@@ -117,7 +118,7 @@ export function prepareGate(db: Db) {
     .where(
       and(
         eq(driveNodes.id, sql.placeholder('nodeId')),
-        sql`${driveNodes.tenantId} is not distinct from ${sql.placeholder('tenantId')}::int`,
+        sql`${driveNodes.tenantId} = ${sql.placeholder('tenantId')}::int`,
       ),
     )
     .prepare('drive_gate');
@@ -127,7 +128,7 @@ export type Gate = ReturnType<typeof prepareGate>;
 
 /** A node, its space and the caller's source rows, or null (not found in the tenant). */
 export async function gateRows(gate: Gate, tenantId: number | null, nodeId: number, s: SubjectSet) {
-  const [row] = await gate.execute({ nodeId, tenantId, ...s });
+  const [row] = await gate.execute({ nodeId, tenantId: platformKey(tenantId), ...s });
   if (!row) return null;
   const rows: SourceRow[] = row.sources.map((r) => ({
     ...r,

@@ -3,6 +3,7 @@ import { alias } from 'drizzle-orm/pg-core';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { tenantFilter } from '../../../platform/db/scoped.ts';
+import { platformKey } from '../../../platform/db/tenant-key.ts';
 import { driveActivities, driveNodes } from '../tables.ts';
 
 /** The drive's activity log (partitioned by UTC month) and its partitions. */
@@ -10,7 +11,8 @@ export type ActivityRow = typeof driveActivities.$inferSelect;
 export type NewActivity = Omit<typeof driveActivities.$inferInsert, 'id' | 'createdAt'> & { createdAt: Date };
 
 export async function insertActivities(tx: Db, rows: NewActivity[]) {
-  if (rows.length) await tx.insert(driveActivities).values(rows);
+  if (rows.length)
+    await tx.insert(driveActivities).values(rows.map((r) => ({ ...r, tenantId: platformKey(r.tenantId) })));
 }
 
 /** the activity `before` names, as a subquery of its own (written `drive_activities as "cursor"`) */

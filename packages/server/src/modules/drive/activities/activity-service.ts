@@ -1,6 +1,7 @@
 import type { SQL } from 'drizzle-orm';
 import { type Scope, userOf } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
+import { platformKey } from '../../../platform/db/tenant-key.ts';
 import * as repo from './activity-repository.ts';
 
 /** What happened to a node, by whom (spec §2.2 drive_activities): every drive write records one inside its transaction. */
@@ -33,7 +34,7 @@ export function createActivityLog(deps: { db: Db; clock: () => Date }) {
       repo.insertActivities(
         tx,
         entries.map((e) => ({
-          tenantId: scope.tenantId,
+          tenantId: platformKey(scope.tenantId),
           spaceId: e.spaceId,
           nodeId: e.nodeId,
           action: e.action,

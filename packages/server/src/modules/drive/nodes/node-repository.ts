@@ -3,6 +3,7 @@ import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { scoped } from '../../../platform/db/scoped.ts';
 import { intArray } from '../../../platform/db/sql.ts';
+import { platformKey } from '../../../platform/db/tenant-key.ts';
 import { driveNodes, driveRecentAccess } from '../tables.ts';
 
 /**
@@ -65,7 +66,7 @@ export async function insertNode(tx: Db, scope: TenantScope, parent: NodeRow | n
     .values({
       ...row,
       id,
-      tenantId: scope.tenantId,
+      tenantId: platformKey(scope.tenantId),
       parentId: parent?.id ?? null,
       ...treeColumnsUnder(parent, id, row.inheritPermissions ?? true),
     })
@@ -174,6 +175,6 @@ export async function rewriteSubtree(
 export async function touchRecent(db: Db, scope: TenantScope, userId: number, nodeId: number, now: Date) {
   await db
     .insert(driveRecentAccess)
-    .values({ userId, nodeId, tenantId: scope.tenantId, accessedAt: now })
+    .values({ userId, nodeId, tenantId: platformKey(scope.tenantId), accessedAt: now })
     .onConflictDoUpdate({ target: [driveRecentAccess.userId, driveRecentAccess.nodeId], set: { accessedAt: now } });
 }

@@ -2,6 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { scoped } from '../../../platform/db/scoped.ts';
+import { platformKey } from '../../../platform/db/tenant-key.ts';
 import { driveNodePermissions } from '../tables.ts';
 
 /** Direct grants (drive_node_permissions): a subject's role on a node and, unless broken, its subtree. */
@@ -73,7 +74,7 @@ export async function insertGrantsIfAbsent(tx: Db, scope: TenantScope, rows: New
   if (rows.length === 0) return [];
   return tx
     .insert(driveNodePermissions)
-    .values(rows.map((r) => ({ ...r, tenantId: scope.tenantId })))
+    .values(rows.map((r) => ({ ...r, tenantId: platformKey(scope.tenantId) })))
     .onConflictDoNothing({
       target: [driveNodePermissions.nodeId, driveNodePermissions.subjectType, driveNodePermissions.subjectId],
     })

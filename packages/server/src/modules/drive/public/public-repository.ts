@@ -1,5 +1,6 @@
 import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../../platform/db/client.ts';
+import { platformKey, sameTenantKey } from '../../../platform/db/tenant-key.ts';
 import { driveNodes, driveShareAccessLogs, driveShareLinks, driveSpaces, type ShareAccessEvent } from '../tables.ts';
 
 export type ShareLinkRow = typeof driveShareLinks.$inferSelect;
@@ -13,7 +14,7 @@ export type ShareLinkRow = typeof driveShareLinks.$inferSelect;
  */
 export async function findLinkByTokenHash(db: Db, tokenHash: string) {
   const sameTenant = (col: typeof driveNodes.tenantId | typeof driveSpaces.tenantId) =>
-    sql`${col} is not distinct from ${driveShareLinks.tenantId}`;
+    eq(col, driveShareLinks.tenantId);
   const rows = await db
     .select({ link: driveShareLinks, spaceSharing: driveSpaces.externalShareEnabled, node: driveNodes })
     .from(driveShareLinks)
@@ -76,7 +77,7 @@ export async function logShareAccess(
   },
 ) {
   await db.insert(driveShareAccessLogs).values({
-    tenantId: link.tenantId,
+    tenantId: platformKey(link.tenantId),
     linkId: link.id,
     nodeId: entry.nodeId,
     event: entry.event,
@@ -109,7 +110,7 @@ export async function liveChildren(
   page: { page: number; pageSize: number },
 ): Promise<{ list: PublicChildRow[]; total: number }> {
   const where = and(
-    tenantId === null ? isNull(driveNodes.tenantId) : eq(driveNodes.tenantId, tenantId),
+    sameTenantKey(driveNodes.tenantId, tenantId),
     eq(driveNodes.parentId, parentId),
     isNull(driveNodes.deletedAt),
   );

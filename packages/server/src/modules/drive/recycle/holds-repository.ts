@@ -4,6 +4,7 @@ import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { type PageRequest, scoped, tenantFilter } from '../../../platform/db/scoped.ts';
 import { intArray } from '../../../platform/db/sql.ts';
+import { platformKey } from '../../../platform/db/tenant-key.ts';
 import { driveLegalHolds, driveNodes } from '../tables.ts';
 
 /** Legal holds (spec §2.2): at most one active per node (partial unique index drive_legal_holds_active). */
@@ -57,7 +58,7 @@ export async function heldAmong(
       order by lh.id limit 1
     ) h on true
     join ${driveNodes} hn on hn.id = h.node_id
-    where r.id = any(${intArray(nodeIds)}) and ${scope.tenantId === null ? sql`r.tenant_id is null` : sql`r.tenant_id = ${scope.tenantId}`}
+    where r.id = any(${intArray(nodeIds)}) and r.tenant_id = ${platformKey(scope.tenantId)}
     order by r.id`);
   return (result as unknown as { rows: { nodeId: number; holdNodeId: number; holdNodeName: string }[] }).rows;
 }

@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { type Page, type PageRequest, scoped } from '../../../platform/db/scoped.ts';
+import { platformKey } from '../../../platform/db/tenant-key.ts';
 import { type DriveRole, driveSpaceMembers, type SubjectType } from '../tables.ts';
 
 /** Queries of space members: a (space, subject type, subject id) is unique. */
@@ -56,7 +57,7 @@ export async function upsertManager(tx: Db, scope: TenantScope, spaceId: number,
   await tx
     .insert(driveSpaceMembers)
     .values({
-      tenantId: scope.tenantId,
+      tenantId: platformKey(scope.tenantId),
       spaceId,
       subjectType: 'user',
       subjectId: userId,

@@ -3,6 +3,7 @@ import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { type Page, type PageRequest, scoped } from '../../../platform/db/scoped.ts';
 import { intArray } from '../../../platform/db/sql.ts';
+import { platformKey } from '../../../platform/db/tenant-key.ts';
 import { type SubjectSet, subjectMatch } from '../access/access-repository.ts';
 import { driveLegalHolds, driveNodes, driveSpaceMembers, driveSpaces, type SpaceType } from '../tables.ts';
 
@@ -35,7 +36,7 @@ export const insertSpace = (tx: Db, scope: TenantScope, row: NewSpace) => spaceR
 export async function insertSpaceIfAbsent(tx: Db, scope: TenantScope, row: NewSpace): Promise<SpaceRow | null> {
   const [inserted] = await tx
     .insert(driveSpaces)
-    .values({ ...row, tenantId: scope.tenantId })
+    .values({ ...row, tenantId: platformKey(scope.tenantId) })
     .onConflictDoNothing()
     .returning();
   return inserted ?? null;

@@ -15,7 +15,7 @@ export type S3StorageSettings = {
 };
 
 /**
- * Admin-managed storage configurations: several per tenant (tenant_id null = platform), at most
+ * Admin-managed storage configurations: several per tenant (tenant_id 0 = platform), at most
  * one default each. Managed files record the id of the configuration that holds their bytes
  * (null = the built-in local disk), so reference it without cascade.
  */

@@ -1,5 +1,6 @@
 import { index, integer, pgTable, primaryKey, serial, text, unique } from 'drizzle-orm/pg-core';
 import { createdAt, timestamptz, updatedAt } from '../../../platform/db/columns.ts';
+import { tenantKey } from '../../../platform/db/tenant-key.ts';
 
 export type AnnouncementPriority = 'low' | 'normal' | 'high' | 'urgent';
 export type AnnouncementTargetType = 'all' | 'targeted';
@@ -14,7 +15,7 @@ export const announcements = pgTable(
   'announcements',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     title: text('title').notNull(),
     /** sanitized HTML */
     content: text('content').notNull(),

@@ -1,5 +1,6 @@
 import { and, asc, count, eq, gt, inArray, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '../../../platform/db/client.ts';
+import { platformKey } from '../../../platform/db/tenant-key.ts';
 import type { Channel } from '../channels/types.ts';
 import { type DispatchRow, notificationDispatches, type OutboxRow } from './tables.ts';
 
@@ -112,7 +113,7 @@ export async function insertDispatches(tx: Db, row: OutboxRow, now: Date, values
   await tx.execute(sql`
     insert into notification_dispatches (tenant_id, outbox_id, event_key, idempotency_key, created_at, updated_at,
       channel, recipient_type, recipient_id, recipient_key, contact, decision, reason_code, digest_key, deliver_after)
-    select ${row.tenantId}::int, ${row.id}::int, ${row.eventKey}::text, ${row.input.idempotencyKey ?? null}::text,
+    select ${platformKey(row.tenantId)}::int, ${row.id}::int, ${row.eventKey}::text, ${row.input.idempotencyKey ?? null}::text,
       ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz,
       t.channel, t.recipient_type, t.recipient_id, t.recipient_key, t.contact, t.decision, t.reason_code, t.digest_key, t.deliver_after
     from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as t(channel text, recipient_type text, recipient_id int,
@@ -133,7 +134,7 @@ export async function recentDeliveries(tx: Db, row: OutboxRow, keys: string[], s
         inArray(d.recipientKey, keys),
         inArray(d.decision, ['pending', 'sent']),
         gt(d.createdAt, since),
-        sql`coalesce(${d.tenantId}, 0) = ${row.tenantId ?? 0}`,
+        eq(d.tenantId, platformKey(row.tenantId)),
       ),
     )
     .groupBy(d.recipientKey, d.channel);
@@ -154,7 +155,7 @@ export async function earlierDispatches(tx: Db, row: OutboxRow, keys: string[], 
         inArray(d.recipientKey, keys),
         ne(d.decision, 'deduped'),
         ne(d.outboxId, row.id),
-        sql`coalesce(${d.tenantId}, 0) = ${row.tenantId ?? 0}`,
+        eq(d.tenantId, platformKey(row.tenantId)),
       ),
     );
   const out: PerRecipient<Set<Channel>> = new Map();

@@ -1,12 +1,16 @@
 import { and, asc, eq, inArray, lt, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '../../../platform/db/client.ts';
+import { platformKey } from '../../../platform/db/tenant-key.ts';
 import { notificationOutbox, type OutboxInput, type OutboxRow } from './tables.ts';
 
 const o = notificationOutbox;
 
 /** Writes one outbox row (inside the caller's transaction); answers its id. */
 export async function insertOutbox(tx: Db, values: typeof o.$inferInsert): Promise<number | undefined> {
-  const [row] = await tx.insert(o).values(values).returning({ id: o.id });
+  const [row] = await tx
+    .insert(o)
+    .values({ ...values, tenantId: platformKey(values.tenantId) })
+    .returning({ id: o.id });
   return row?.id;
 }
 

@@ -1,6 +1,7 @@
-import { and, eq, inArray, isNull, or } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../../platform/db/client.ts';
 import { tenantFilter } from '../../../platform/db/scoped.ts';
+import { ownOrPlatform, platformKey } from '../../../platform/db/tenant-key.ts';
 import type { Channel } from '../channels/types.ts';
 import { type ChannelRule, DEFAULT_SETTINGS, type RecipientSettings } from './decide.ts';
 import { notificationEventOverrides, notificationPreferences, notificationRecipientSettings } from './tables.ts';
@@ -18,12 +19,7 @@ export async function loadOverrides(db: Db, tenantId: TenantId, eventKey?: strin
   const rows = await db
     .select()
     .from(t)
-    .where(
-      and(
-        tenantId === null ? isNull(t.tenantId) : or(isNull(t.tenantId), eq(t.tenantId, tenantId)),
-        eventKey ? eq(t.eventKey, eventKey) : undefined,
-      ),
-    );
+    .where(and(ownOrPlatform(t.tenantId, tenantId), eventKey ? eq(t.eventKey, eventKey) : undefined));
   rows.sort((a, b) => (a.tenantId === null ? 0 : 1) - (b.tenantId === null ? 0 : 1));
   const out = new Map<string, Map<Channel, ScopeRule>>();
   for (const r of rows) {
@@ -96,7 +92,7 @@ export async function insertOverride(
   scope: TenantScope,
   rule: { eventKey: string; channel: Channel; enabled: boolean; locked: boolean; updatedBy: number | null },
 ): Promise<void> {
-  await tx.insert(notificationEventOverrides).values({ tenantId: scope.tenantId, ...rule });
+  await tx.insert(notificationEventOverrides).values({ tenantId: platformKey(scope.tenantId), ...rule });
 }
 
 /** Deletes a scope's overrides of one event, or of all; answers how many. */
@@ -130,7 +126,7 @@ export async function insertPreference(
 ): Promise<void> {
   await tx
     .insert(notificationPreferences)
-    .values({ tenantId: owner.tenantId, recipientKey: owner.recipientKey, ...item });
+    .values({ tenantId: platformKey(owner.tenantId), recipientKey: owner.recipientKey, ...item });
 }
 
 export async function deleteRecipientSettings(tx: Db, owner: Owner): Promise<void> {
@@ -141,5 +137,5 @@ export async function deleteRecipientSettings(tx: Db, owner: Owner): Promise<voi
 export async function insertRecipientSettings(tx: Db, owner: Owner, settings: RecipientSettings): Promise<void> {
   await tx
     .insert(notificationRecipientSettings)
-    .values({ tenantId: owner.tenantId, recipientKey: owner.recipientKey, ...settings });
+    .values({ tenantId: platformKey(owner.tenantId), recipientKey: owner.recipientKey, ...settings });
 }

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, serial, smallint, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { createdAt, timestamptz, updatedAt } from '../../../platform/db/columns.ts';
+import { tenantKey } from '../../../platform/db/tenant-key.ts';
 import type { Channel, ChannelOptions, Recipient, RecipientType } from '../channels/types.ts';
 
 export type ChannelPolicy = { only?: Channel[]; enable?: Channel[]; disable?: Channel[] };
@@ -24,7 +25,7 @@ export const notificationOutbox = pgTable(
   'notification_outbox',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     eventKey: text('event_key').notNull(),
     input: jsonb('input').$type<OutboxInput>().notNull(),
     status: text('status').$type<'pending' | 'processing' | 'done'>().notNull().default('pending'),
@@ -59,7 +60,7 @@ export const notificationDispatches = pgTable(
   'notification_dispatches',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     outboxId: integer('outbox_id').notNull(),
     eventKey: text('event_key').notNull(),
     channel: text('channel').$type<Channel>().notNull(),
@@ -99,14 +100,14 @@ export const notificationDispatches = pgTable(
 );
 
 /**
- * Sparse overrides of the catalog per event × channel (spec §2.3): tenant_id null = platform
+ * Sparse overrides of the catalog per event × channel (spec §2.3): tenant_id 0 = platform
  * level; a tenant reads both with its own winning. `locked` stops users switching the channel off.
  */
 export const notificationEventOverrides = pgTable(
   'notification_event_overrides',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     eventKey: text('event_key').notNull(),
     channel: text('channel').$type<Channel>().notNull(),
     enabled: boolean('enabled').notNull(),
@@ -115,7 +116,7 @@ export const notificationEventOverrides = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex('notification_event_overrides_key').on(sql`coalesce(${t.tenantId}, 0)`, t.eventKey, t.channel)],
+  (t) => [uniqueIndex('notification_event_overrides_key').on(t.tenantId, t.eventKey, t.channel)],
 );
 
 /** Sparse preferences: only switches that differ from the effective default are stored. */
@@ -123,21 +124,14 @@ export const notificationPreferences = pgTable(
   'notification_preferences',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     recipientKey: text('recipient_key').notNull(),
     eventKey: text('event_key').notNull(),
     channel: text('channel').$type<Channel>().notNull(),
     enabled: boolean('enabled').notNull(),
     updatedAt: updatedAt(),
   },
-  (t) => [
-    uniqueIndex('notification_preferences_key').on(
-      sql`coalesce(${t.tenantId}, 0)`,
-      t.recipientKey,
-      t.eventKey,
-      t.channel,
-    ),
-  ],
+  (t) => [uniqueIndex('notification_preferences_key').on(t.tenantId, t.recipientKey, t.eventKey, t.channel)],
 );
 
 export type DigestMode = 'realtime' | 'hourly' | 'daily';
@@ -147,7 +141,7 @@ export const notificationRecipientSettings = pgTable(
   'notification_recipient_settings',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     recipientKey: text('recipient_key').notNull(),
     globalMuted: boolean('global_muted').notNull().default(false),
     timezone: text('timezone').notNull().default('Asia/Shanghai'),
@@ -158,7 +152,7 @@ export const notificationRecipientSettings = pgTable(
     digestHour: smallint('digest_hour').notNull().default(9),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex('notification_recipient_settings_key').on(sql`coalesce(${t.tenantId}, 0)`, t.recipientKey)],
+  (t) => [uniqueIndex('notification_recipient_settings_key').on(t.tenantId, t.recipientKey)],
 );
 
 export type DispatchRow = typeof notificationDispatches.$inferSelect;

@@ -3,6 +3,7 @@ import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../../platform/db/scoped.ts';
 import { contains } from '../../../platform/db/sql.ts';
+import { platformKey } from '../../../platform/db/tenant-key.ts';
 import { emailSendLogs } from './tables.ts';
 
 /** Queries of email send logs; every one goes through the tenant scope. */
@@ -32,6 +33,9 @@ export function pageSendLogs(db: Db, scope: TenantScope, q: PageRequest & SendLo
 /** One multi-row insert per batch: a 10,000-mail dispatch writes 200 statements, not 10,000. */
 export async function insertSendLogs(db: Db, entries: EmailSendLogEntry[]): Promise<number[]> {
   if (entries.length === 0) return [];
-  const rows = await db.insert(emailSendLogs).values(entries).returning({ id: emailSendLogs.id });
+  const rows = await db
+    .insert(emailSendLogs)
+    .values(entries.map((e) => ({ ...e, tenantId: platformKey(e.tenantId) })))
+    .returning({ id: emailSendLogs.id });
   return rows.map((r) => r.id);
 }

@@ -1,10 +1,11 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, boolean, index, integer, pgTable, serial, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { createdAt, updatedAt } from '../../../platform/db/columns.ts';
+import { tenantKey } from '../../../platform/db/tenant-key.ts';
 import { singleConfigColumns, singleConfigIndexes } from '../../../platform/provider-configs/index.ts';
 
 /**
- * SMTP configuration (spec §2.3 email_configs): one per tenant; the platform's (tenant_id null)
+ * SMTP configuration (spec §2.3 email_configs): one per tenant; the platform's (tenant_id 0)
  * serves every tenant without one of its own. `secure` = implicit TLS (port 465); otherwise the
  * connection upgrades with STARTTLS when the server offers it.
  */
@@ -41,7 +42,7 @@ export const emailTemplates = pgTable(
   'email_templates',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     code: text('code').notNull(),
     name: text('name').notNull(),
     subject: text('subject').notNull(),
@@ -52,7 +53,7 @@ export const emailTemplates = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex('email_templates_tenant_code').on(sql`coalesce(${t.tenantId}, 0)`, t.code)],
+  (t) => [uniqueIndex('email_templates_tenant_code').on(t.tenantId, t.code)],
 );
 
 /**
@@ -63,7 +64,7 @@ export const emailSendLogs = pgTable(
   'email_send_logs',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     dispatchId: integer('dispatch_id'),
     eventKey: text('event_key'),
     templateCode: text('template_code'),

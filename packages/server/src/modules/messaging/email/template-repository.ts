@@ -1,8 +1,9 @@
-import { and, desc, eq, inArray, isNull, or, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, or, type SQL } from 'drizzle-orm';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../../platform/db/scoped.ts';
 import { contains } from '../../../platform/db/sql.ts';
+import { ownOrPlatform } from '../../../platform/db/tenant-key.ts';
 import { emailTemplates } from './tables.ts';
 
 /** Queries of email templates; every one goes through the tenant scope. */
@@ -29,10 +30,7 @@ export async function activeTemplatesByCode(
 ): Promise<Map<string, EmailTemplateRow>> {
   const found = new Map<string, EmailTemplateRow>();
   if (codes.length === 0) return found;
-  const owners =
-    tenantId === null
-      ? isNull(emailTemplates.tenantId)
-      : or(eq(emailTemplates.tenantId, tenantId), isNull(emailTemplates.tenantId));
+  const owners = ownOrPlatform(emailTemplates.tenantId, tenantId);
   const rows = await db
     .select()
     .from(emailTemplates)

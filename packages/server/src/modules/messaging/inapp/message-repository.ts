@@ -3,6 +3,7 @@ import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../../platform/db/scoped.ts';
 import { contains } from '../../../platform/db/sql.ts';
+import { platformKey } from '../../../platform/db/tenant-key.ts';
 import { type InAppMessageType, inAppMessages } from './tables.ts';
 
 /** Queries of in-app messages; every one goes through the tenant scope. */
@@ -100,7 +101,7 @@ export async function insertMessages(db: Db, rows: NewMessage[]) {
   if (rows.length === 0) return [];
   return db
     .insert(inAppMessages)
-    .values(rows)
+    .values(rows.map((r) => ({ ...r, tenantId: platformKey(r.tenantId) })))
     .onConflictDoNothing()
     .returning({ id: inAppMessages.id, userId: inAppMessages.userId, dedupeKey: inAppMessages.dedupeKey });
 }

@@ -1,20 +1,21 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, boolean, index, integer, pgTable, serial, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { createdAt, timestamptz, updatedAt } from '../../../platform/db/columns.ts';
+import { tenantKey } from '../../../platform/db/tenant-key.ts';
 
 /** What a message is: an event notification, a system message, or one an administrator sent by hand. */
 export type InAppMessageType = 'notification' | 'system' | 'manual';
 
 /**
  * In-app templates (spec §2.3): plain text with `{{var}}` placeholders, every placeholder declared
- * in `variables`. Codes are unique per tenant and among the platform's (tenant_id null), whose
+ * in `variables`. Codes are unique per tenant and among the platform's (tenant_id 0), whose
  * templates serve tenants that have none of their own.
  */
 export const inAppTemplates = pgTable(
   'in_app_templates',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     code: text('code').notNull(),
     title: text('title').notNull(),
     content: text('content').notNull(),
@@ -25,7 +26,7 @@ export const inAppTemplates = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex('in_app_templates_tenant_code').on(sql`coalesce(${t.tenantId}, 0)`, t.code)],
+  (t) => [uniqueIndex('in_app_templates_tenant_code').on(t.tenantId, t.code)],
 );
 
 /**
@@ -36,7 +37,7 @@ export const inAppMessages = pgTable(
   'in_app_messages',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     userId: integer('user_id').notNull(),
     templateId: integer('template_id').references(() => inAppTemplates.id, { onDelete: 'set null' }),
     title: text('title').notNull(),
@@ -57,8 +58,6 @@ export const inAppMessages = pgTable(
     // "my messages" and "my unread count": tenant, user, read flag, newest first
     index('in_app_messages_inbox').on(t.tenantId, t.userId, t.isRead, t.id.desc()),
     index('in_app_messages_tenant_created').on(t.tenantId, t.createdAt),
-    uniqueIndex('in_app_messages_dedupe')
-      .on(sql`coalesce(${t.tenantId}, 0)`, t.dedupeKey)
-      .where(sql`${t.dedupeKey} is not null`),
+    uniqueIndex('in_app_messages_dedupe').on(t.tenantId, t.dedupeKey).where(sql`${t.dedupeKey} is not null`),
   ],
 );

@@ -1,8 +1,9 @@
-import { and, desc, eq, isNull, or, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, or, type SQL } from 'drizzle-orm';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../../platform/db/scoped.ts';
 import { contains } from '../../../platform/db/sql.ts';
+import { ownOrPlatform, platformLast } from '../../../platform/db/tenant-key.ts';
 import { type InAppMessageType, inAppTemplates } from './tables.ts';
 
 /** Queries of in-app templates; every one goes through the tenant scope. */
@@ -24,18 +25,15 @@ export function pageTemplates(
 
 /**
  * The active template a notification of `tenantId` uses for `code`: the tenant's own, else the
- * platform's (tenant_id null). A platform notification (tenantId null) only has the platform's.
+ * platform's. A platform notification (tenantId null) only has the platform's.
  */
 export async function activeTemplateByCode(db: Db, tenantId: number | null, code: string): Promise<TemplateRow | null> {
-  const owners =
-    tenantId === null
-      ? isNull(inAppTemplates.tenantId)
-      : or(eq(inAppTemplates.tenantId, tenantId), isNull(inAppTemplates.tenantId));
+  const owners = ownOrPlatform(inAppTemplates.tenantId, tenantId);
   const rows = await db
     .select()
     .from(inAppTemplates)
     .where(and(eq(inAppTemplates.code, code), eq(inAppTemplates.status, 'active'), owners))
-    .orderBy(sql`${inAppTemplates.tenantId} nulls last`)
+    .orderBy(platformLast(inAppTemplates.tenantId))
     .limit(1);
   return rows[0] ?? null;
 }

@@ -1,6 +1,6 @@
-import { sql } from 'drizzle-orm';
 import { bigserial, boolean, index, integer, pgTable, serial, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { createdAt, timestamptz, updatedAt } from '../../../platform/db/columns.ts';
+import { tenantKey } from '../../../platform/db/tenant-key.ts';
 import { singleConfigColumns, singleConfigIndexes } from '../../../platform/provider-configs/index.ts';
 
 export type PushPlatform = 'ios' | 'android' | 'harmony' | 'web';
@@ -14,7 +14,7 @@ export const pushDevices = pgTable(
   'push_devices',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     userId: integer('user_id').notNull(),
     platform: text('platform').$type<PushPlatform>().notNull(),
     registrationId: text('registration_id').notNull(),
@@ -26,14 +26,14 @@ export const pushDevices = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    uniqueIndex('push_devices_tenant_registration').on(sql`coalesce(${t.tenantId}, 0)`, t.registrationId),
+    uniqueIndex('push_devices_tenant_registration').on(t.tenantId, t.registrationId),
     index('push_devices_user').on(t.tenantId, t.userId),
   ],
 );
 
 /**
  * The aggregation push provider's credentials (JPush-style REST API): one row per tenant; the
- * platform's (tenant_id null) serves every tenant without one of its own.
+ * platform's (tenant_id 0) serves every tenant without one of its own.
  */
 export const pushConfigs = pgTable(
   'push_configs',
@@ -62,7 +62,7 @@ export const pushSendLogs = pgTable(
   'push_send_logs',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     dispatchId: integer('dispatch_id'),
     eventKey: text('event_key').notNull(),
     userId: integer('user_id').notNull(),

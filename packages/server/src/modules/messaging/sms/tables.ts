@@ -1,12 +1,13 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, index, integer, pgTable, serial, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { createdAt, updatedAt } from '../../../platform/db/columns.ts';
+import { tenantKey } from '../../../platform/db/tenant-key.ts';
 import { listedConfigColumns, listedConfigIndexes } from '../../../platform/provider-configs/index.ts';
 
 export type SmsProviderName = 'aliyun' | 'tencent';
 
 /**
- * SMS provider configurations (spec §2.3): several per tenant (tenant_id null = the platform's,
+ * SMS provider configurations (spec §2.3): several per tenant (tenant_id 0 = the platform's,
  * which serve tenants without an active default of their own), at most one default each.
  */
 export const smsConfigs = pgTable(
@@ -45,7 +46,7 @@ export const smsTemplates = pgTable(
   'sms_templates',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     code: text('code').notNull(),
     name: text('name').notNull(),
     configId: integer('config_id').references(() => smsConfigs.id, { onDelete: 'restrict' }),
@@ -57,7 +58,7 @@ export const smsTemplates = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [uniqueIndex('sms_templates_tenant_code').on(sql`coalesce(${t.tenantId}, 0)`, t.code)],
+  (t) => [uniqueIndex('sms_templates_tenant_code').on(t.tenantId, t.code)],
 );
 
 /**
@@ -69,7 +70,7 @@ export const smsSendLogs = pgTable(
   'sms_send_logs',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     dispatchId: integer('dispatch_id'),
     eventKey: text('event_key'),
     templateCode: text('template_code'),

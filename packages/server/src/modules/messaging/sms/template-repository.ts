@@ -1,8 +1,9 @@
-import { and, asc, eq, isNull, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, or, type SQL } from 'drizzle-orm';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../../platform/db/scoped.ts';
 import { contains } from '../../../platform/db/sql.ts';
+import { ownOrPlatform, platformLast } from '../../../platform/db/tenant-key.ts';
 import { smsTemplates } from './tables.ts';
 
 /** Queries of SMS templates; every one goes through the tenant scope. */
@@ -23,16 +24,13 @@ export function pageTemplates(
 
 /** The active template of this code a tenant sends with: its own, else the platform's. */
 export async function activeTemplate(db: Db, tenantId: number | null, code: string): Promise<SmsTemplateRow | null> {
-  const owners =
-    tenantId === null
-      ? isNull(smsTemplates.tenantId)
-      : or(eq(smsTemplates.tenantId, tenantId), isNull(smsTemplates.tenantId));
+  const owners = ownOrPlatform(smsTemplates.tenantId, tenantId);
   const [row] = await db
     .select()
     .from(smsTemplates)
     .where(and(owners, eq(smsTemplates.code, code), eq(smsTemplates.status, 'active')))
-    // the tenant's own row first (nulls sort last in ascending order)
-    .orderBy(sql`${smsTemplates.tenantId} asc nulls last`)
+    // the tenant's own row first
+    .orderBy(platformLast(smsTemplates.tenantId))
     .limit(1);
   return row ?? null;
 }

@@ -2,6 +2,7 @@ import { and, desc, eq, isNotNull, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../../platform/db/scoped.ts';
+import { platformKey, sameTenantKey } from '../../../platform/db/tenant-key.ts';
 import { type AlertCondition, errorAlertLogs, errorAlertRules } from './tables.ts';
 
 /** Alert rules and their log; every tenant-facing query goes through the tenant scope. */
@@ -52,7 +53,10 @@ export function pageLogs(db: Db, scope: TenantScope, q: PageRequest & { ruleId?:
 }
 
 export async function insertLog(db: Db, row: Omit<typeof errorAlertLogs.$inferInsert, 'id'>): Promise<AlertLogRow> {
-  const [inserted] = await db.insert(errorAlertLogs).values(row).returning();
+  const [inserted] = await db
+    .insert(errorAlertLogs)
+    .values({ ...row, tenantId: platformKey(row.tenantId) })
+    .returning();
   if (!inserted) throw new Error('alert log insert returned nothing');
   return inserted;
 }
@@ -62,7 +66,7 @@ export function enabledRules(db: Db, tenantId: number | null): Promise<AlertRule
   return db
     .select()
     .from(errorAlertRules)
-    .where(and(eq(errorAlertRules.enabled, true), sql`${errorAlertRules.tenantId} IS NOT DISTINCT FROM ${tenantId}`))
+    .where(and(eq(errorAlertRules.enabled, true), sameTenantKey(errorAlertRules.tenantId, tenantId)))
     .orderBy(errorAlertRules.id);
 }
 
@@ -109,7 +113,7 @@ const rowsOf = (r: unknown) => (r as { rows: Row[] }).rows;
 
 /** The rule's tenant and optional type/level filters, on a table aliased `x`. */
 function filters(rule: AlertRuleRow): SQL {
-  const parts = [sql`x.tenant_id IS NOT DISTINCT FROM ${rule.tenantId}`];
+  const parts = [sql`x.tenant_id = ${platformKey(rule.tenantId)}`];
   if (rule.errorType) parts.push(sql`x.type = ${rule.errorType}`);
   if (rule.level) parts.push(sql`x.level = ${rule.level}`);
   return sql.join(parts, sql` AND `);

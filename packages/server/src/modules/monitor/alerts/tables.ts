@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, boolean, index, integer, jsonb, pgTable, serial, text } from 'drizzle-orm/pg-core';
 import { createdAt, timestamptz, updatedAt } from '../../../platform/db/columns.ts';
+import { tenantKey } from '../../../platform/db/tenant-key.ts';
 import type { ErrorLevel, ErrorType } from '../tables.ts';
 
 export type AlertCondition = 'new_error' | 'threshold' | 'spike';
@@ -11,7 +12,7 @@ export const errorAlertRules = pgTable(
   'error_alert_rules',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     name: text('name').notNull(),
     enabled: boolean('enabled').notNull().default(false),
     condition: text('condition').$type<AlertCondition>().notNull(),
@@ -49,7 +50,7 @@ export const errorAlertLogs = pgTable(
   'error_alert_logs',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     ruleId: integer('rule_id').notNull(),
     ruleSnapshot: jsonb('rule_snapshot').$type<Record<string, unknown>>().notNull(),
     hits: jsonb('hits').$type<Record<string, unknown>>().notNull(),

@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { Db } from '../../../platform/db/client.ts';
+import { platformKey } from '../../../platform/db/tenant-key.ts';
 import type { ErrorLevel, ErrorType } from '../tables.ts';
 
 export type Occurrence = {
@@ -75,7 +76,7 @@ export async function recordBatch(
       WITH r AS MATERIALIZED (
         SELECT r.*, nextval(pg_get_serial_sequence('error_events', 'id')) AS event_id
         FROM unnest(
-          ${column(os, (o) => o.tenantId)}::int[], ${column(os, (o) => o.fingerprint)}::text[],
+          ${column(os, (o) => platformKey(o.tenantId))}::int[], ${column(os, (o) => o.fingerprint)}::text[],
           ${column(os, (o) => o.environment)}::text[], ${column(os, (o) => o.type)}::text[],
           ${column(os, (o) => o.level)}::text[], ${column(os, (o) => o.message)}::text[],
           ${column(os, (o) => o.normalizedMessage)}::text[], ${column(os, (o) => o.topFrame)}::text[],
@@ -91,7 +92,7 @@ export async function recordBatch(
           top_frame, source_file, release, stack, source_url, page_url, breadcrumbs, context, http, replay_id,
           user_agent, browser, os, identity, ip, at, n)
       ), k AS (
-        SELECT coalesce(tenant_id, 0) AS tk, fingerprint, min(n) AS first_n, count(*) AS events, max(at) AS last_at,
+        SELECT tenant_id AS tk, fingerprint, min(n) AS first_n, count(*) AS events, max(at) AS last_at,
           coalesce((array_agg(release ORDER BY n DESC) FILTER (WHERE release <> ''))[1], '') AS last_release
         FROM r GROUP BY 1, 2
       ), g AS (
@@ -101,17 +102,17 @@ export async function recordBatch(
           f.top_frame, f.source_file, f.level, k.events, f.release, k.last_release, f.at, k.last_at
         FROM k JOIN r f ON f.n = k.first_n
         ORDER BY k.tk, k.fingerprint
-        ON CONFLICT ((coalesce(tenant_id, 0)), fingerprint) DO UPDATE SET
+        ON CONFLICT (tenant_id, fingerprint) DO UPDATE SET
           event_count = error_groups.event_count + excluded.event_count,
           last_seen_at = greatest(error_groups.last_seen_at, excluded.last_seen_at),
           last_release = case when excluded.last_release = '' then error_groups.last_release else excluded.last_release end,
           status = case when error_groups.status = 'resolved' then 'unresolved' else error_groups.status end,
           resolved_at = case when error_groups.status = 'resolved' then null else error_groups.resolved_at end,
           updated_at = excluded.last_seen_at
-        RETURNING id, coalesce(tenant_id, 0) AS tk, fingerprint, (xmax = 0) AS inserted
+        RETURNING id, tenant_id AS tk, fingerprint, (xmax = 0) AS inserted
       ), rg AS (
         SELECT r.*, g.id AS group_id, g.inserted AND r.n = k.first_n AS is_new
-        FROM r JOIN g ON g.tk = coalesce(r.tenant_id, 0) AND g.fingerprint = r.fingerprint
+        FROM r JOIN g ON g.tk = r.tenant_id AND g.fingerprint = r.fingerprint
           JOIN k ON k.tk = g.tk AND k.fingerprint = g.fingerprint
       ), e AS (
         INSERT INTO error_events (id, tenant_id, group_id, type, level, message, stack, source_url, page_url, release,
@@ -166,11 +167,11 @@ export async function addIdentities(db: Db, ids: NewIdentity[]): Promise<void> {
     sql`
       WITH p AS (
         SELECT * FROM unnest(${sql.param(ids.map((x) => x.groupId))}::bigint[], ${sql.param(ids.map((x) => x.identity))}::text[],
-          ${sql.param(ids.map((x) => x.tenantId))}::int[], ${sql.param(ids.map((x) => x.at.toISOString()))}::timestamptz[])
+          ${sql.param(ids.map((x) => platformKey(x.tenantId)))}::int[], ${sql.param(ids.map((x) => x.at.toISOString()))}::timestamptz[])
           AS p(group_id, identity, tenant_id, at)
       ), locked AS (
         SELECT g.id FROM error_groups g WHERE g.id IN (SELECT group_id FROM p)
-        ORDER BY coalesce(g.tenant_id, 0), g.fingerprint FOR UPDATE
+        ORDER BY g.tenant_id, g.fingerprint FOR UPDATE
       ), i AS (
         INSERT INTO error_group_identities (group_id, identity, tenant_id, first_seen_at, last_seen_at)
         SELECT p.group_id, p.identity, p.tenant_id, p.at, p.at FROM p JOIN locked ON locked.id = p.group_id

@@ -1,7 +1,8 @@
-import { and, eq, isNull, not, sql } from 'drizzle-orm';
+import { and, eq, not, sql } from 'drizzle-orm';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../../platform/db/scoped.ts';
+import { PLATFORM_TENANT_ID } from '../../../platform/db/tenant-key.ts';
 import { errorSites } from '../tables.ts';
 
 /** Reporting sites; every tenant-facing query goes through the tenant scope. */
@@ -36,7 +37,7 @@ export async function activePlatformSiteKey(db: Db): Promise<string | null> {
   const [row] = await db
     .select({ siteKey: errorSites.siteKey })
     .from(errorSites)
-    .where(and(isNull(errorSites.tenantId), eq(errorSites.status, 'active')))
+    .where(and(eq(errorSites.tenantId, PLATFORM_TENANT_ID), eq(errorSites.status, 'active')))
     .limit(1);
   return row?.siteKey ?? null;
 }
@@ -45,7 +46,7 @@ export async function activePlatformSiteKey(db: Db): Promise<string | null> {
 export async function insertPlatformSite(db: Db, site: { name: string; siteKey: string; origin: string }) {
   const [row] = await db
     .insert(errorSites)
-    .values({ tenantId: null, name: site.name, siteKey: site.siteKey, allowedOrigins: [site.origin] })
+    .values({ tenantId: PLATFORM_TENANT_ID, name: site.name, siteKey: site.siteKey, allowedOrigins: [site.origin] })
     .onConflictDoNothing()
     .returning({ siteKey: errorSites.siteKey });
   return row ?? null;
@@ -56,7 +57,7 @@ export async function addPlatformSiteOrigin(db: Db, origin: string, now: Date) {
   const [row] = await db
     .update(errorSites)
     .set({ allowedOrigins: sql`array_append(${errorSites.allowedOrigins}, ${origin})`, updatedAt: now })
-    .where(and(isNull(errorSites.tenantId), not(sql`${origin} = any(${errorSites.allowedOrigins})`)))
+    .where(and(eq(errorSites.tenantId, PLATFORM_TENANT_ID), not(sql`${origin} = any(${errorSites.allowedOrigins})`)))
     .returning({ siteKey: errorSites.siteKey });
   return row ?? null;
 }

@@ -2,6 +2,7 @@ import { and, count, desc, eq, inArray } from 'drizzle-orm';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { tenantFilter } from '../../../platform/db/scoped.ts';
+import { platformKey } from '../../../platform/db/tenant-key.ts';
 import { errorSourceMaps } from './tables.ts';
 
 /** Everything but the bytes: lists and lookups never load the map itself. */
@@ -72,7 +73,7 @@ export async function replaceMap(
     );
   const [row] = await tx
     .insert(errorSourceMaps)
-    .values({ ...values, tenantId: scope.tenantId })
+    .values({ ...values, tenantId: platformKey(scope.tenantId) })
     .returning(meta);
   if (!row) throw new Error('insert returned no row');
   return row;

@@ -1,6 +1,6 @@
-import { sql } from 'drizzle-orm';
 import { customType, index, integer, pgTable, serial, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { createdAt } from '../../../platform/db/columns.ts';
+import { tenantKey } from '../../../platform/db/tenant-key.ts';
 
 const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
   dataType: () => 'bytea',
@@ -17,7 +17,7 @@ export const errorSourceMaps = pgTable(
   'error_source_maps',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     release: text('release').notNull(),
     /** the bundle file name as it appears in minified stacks (`app.min.js`) */
     fileName: text('file_name').notNull(),
@@ -28,7 +28,7 @@ export const errorSourceMaps = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
-    uniqueIndex('error_source_maps_release_file').on(sql`coalesce(${t.tenantId}, 0)`, t.release, t.fileName),
+    uniqueIndex('error_source_maps_release_file').on(t.tenantId, t.release, t.fileName),
     index('error_source_maps_tenant_created').on(t.tenantId, t.createdAt),
   ],
 );

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { integer, pgTable, serial, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { createdAt, timestamptz, updatedAt } from '../../../platform/db/columns.ts';
+import { tenantKey } from '../../../platform/db/tenant-key.ts';
 
 export type ClientType = 'confidential' | 'public';
 export type GrantType = 'authorization_code' | 'client_credentials' | 'refresh_token';
@@ -8,7 +9,7 @@ export type AppStatus = 'active' | 'disabled';
 
 /**
  * Open-platform applications = OAuth 2 client records (spec §2.1). A tenant's applications act
- * for that tenant only (tenant_id null: the platform's, used by platform users). The client
+ * for that tenant only (tenant_id 0: the platform's, used by platform users). The client
  * secret is 256 random bits shown once; only its SHA-256 digest is kept. After a rotation the
  * previous digest keeps working until `previous_secret_expires_at` (the grace period).
  */
@@ -16,7 +17,7 @@ export const openApps = pgTable(
   'open_apps',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     name: text('name').notNull(),
     description: text('description').notNull().default(''),
     homepageUrl: text('homepage_url').notNull().default(''),
@@ -41,6 +42,6 @@ export const openApps = pgTable(
   },
   (t) => [
     uniqueIndex('open_apps_client_id').on(t.clientId),
-    uniqueIndex('open_apps_tenant_name').on(sql`coalesce(${t.tenantId}, 0)`, t.name),
+    uniqueIndex('open_apps_tenant_name').on(t.tenantId, t.name),
   ],
 );

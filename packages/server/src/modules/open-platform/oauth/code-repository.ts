@@ -1,6 +1,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { sha256 } from '../../../platform/crypto/digest.ts';
 import type { Db } from '../../../platform/db/client.ts';
+import { platformKey } from '../../../platform/db/tenant-key.ts';
 import { oauthCodes } from './tables.ts';
 
 /** Queries of authorization codes; a code is looked up by its SHA-256, never stored in clear. */
@@ -8,7 +9,7 @@ export type CodeRecord = typeof oauthCodes.$inferSelect;
 export type NewCode = typeof oauthCodes.$inferInsert;
 
 export async function insertCode(tx: Db, row: NewCode): Promise<void> {
-  await tx.insert(oauthCodes).values(row);
+  await tx.insert(oauthCodes).values({ ...row, tenantId: platformKey(row.tenantId) });
 }
 
 /** A code by its value, whatever its state (null when unknown). */

@@ -1,5 +1,6 @@
 import { and, desc, eq, gt, isNull, max, sql } from 'drizzle-orm';
 import type { Db } from '../../../platform/db/client.ts';
+import { platformKey } from '../../../platform/db/tenant-key.ts';
 import { openApps } from '../apps/tables.ts';
 import { oauthConsents, oauthTokens } from './tables.ts';
 
@@ -19,7 +20,7 @@ export async function findConsentScopes(db: Db, userId: number, appId: number): 
 export async function mergeConsent(tx: Db, row: NewConsent, now: Date): Promise<void> {
   await tx
     .insert(oauthConsents)
-    .values(row)
+    .values({ ...row, tenantId: platformKey(row.tenantId) })
     .onConflictDoUpdate({
       target: [oauthConsents.userId, oauthConsents.appId],
       set: {

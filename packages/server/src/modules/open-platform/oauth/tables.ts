@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, index, integer, jsonb, pgTable, serial, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, timestamptz, updatedAt } from '../../../platform/db/columns.ts';
+import { tenantKey } from '../../../platform/db/tenant-key.ts';
 
 /**
  * Authorization codes (RFC 6749 §4.1, RFC 7636): single use, short-lived, bound to the client,
@@ -12,7 +13,7 @@ export const oauthCodes = pgTable(
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
     codeHash: text('code_hash').notNull(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     appId: integer('app_id').notNull(),
     userId: integer('user_id').notNull(),
     redirectUri: text('redirect_uri').notNull(),
@@ -41,7 +42,7 @@ export const oauthTokens = pgTable(
     id: bigserial('id', { mode: 'number' }).primaryKey(),
     tokenHash: text('token_hash').notNull(),
     kind: text('kind').$type<TokenKind>().notNull(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     appId: integer('app_id').notNull(),
     /** the user who authorized the application; null for client_credentials */
     userId: integer('user_id'),
@@ -70,7 +71,7 @@ export const oauthConsents = pgTable(
   'oauth_consents',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     userId: integer('user_id').notNull(),
     appId: integer('app_id').notNull(),
     scopes: text('scopes').array().notNull(),

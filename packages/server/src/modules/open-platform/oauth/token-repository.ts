@@ -2,6 +2,7 @@ import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { sha256 } from '../../../platform/crypto/digest.ts';
 import type { Db } from '../../../platform/db/client.ts';
+import { platformKey } from '../../../platform/db/tenant-key.ts';
 import { acceptsProof } from '../apps/client-repository.ts';
 import { openApps } from '../apps/tables.ts';
 import { oauthTokens, type TokenKind } from './tables.ts';
@@ -25,7 +26,7 @@ export type ClientTokenRow = {
 };
 
 export async function insertTokens(tx: Db, rows: NewToken[]): Promise<void> {
-  await tx.insert(oauthTokens).values(rows);
+  await tx.insert(oauthTokens).values(rows.map((r) => ({ ...r, tenantId: platformKey(r.tenantId) })));
 }
 
 type Rows<T> = { rows: T[] };

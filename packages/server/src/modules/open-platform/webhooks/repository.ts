@@ -2,6 +2,7 @@ import { and, arrayOverlaps, asc, desc, eq, inArray, isNull, like, lt, ne, or, t
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { type PageRequest, scoped, tenantFilter } from '../../../platform/db/scoped.ts';
+import { platformKey } from '../../../platform/db/tenant-key.ts';
 import { openApps } from '../apps/tables.ts';
 import { entriesMatching } from './events.ts';
 import {
@@ -99,7 +100,10 @@ export function subscribersOf(tx: Db, tenantId: number | null, type: string, app
 
 /** New deliveries (one per receiving subscription); answers their ids. */
 export async function insertDeliveries(tx: Db, rows: Omit<typeof d.$inferInsert, 'id'>[]): Promise<number[]> {
-  const inserted = await tx.insert(d).values(rows).returning({ id: d.id });
+  const inserted = await tx
+    .insert(d)
+    .values(rows.map((r) => ({ ...r, tenantId: platformKey(r.tenantId ?? null) })))
+    .returning({ id: d.id });
   return inserted.map((r) => r.id);
 }
 

@@ -1,5 +1,6 @@
 import { and, asc, eq, exists, gte, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '../../../platform/db/client.ts';
+import { platformKey } from '../../../platform/db/tenant-key.ts';
 import { openApps } from '../apps/tables.ts';
 import { appActive } from './repository.ts';
 import {
@@ -71,7 +72,7 @@ export async function recordOutcome(
 }
 
 export async function insertAttempt(tx: Db, row: Omit<typeof openWebhookAttempts.$inferInsert, 'id'>) {
-  await tx.insert(openWebhookAttempts).values(row);
+  await tx.insert(openWebhookAttempts).values({ ...row, tenantId: platformKey(row.tenantId ?? null) });
 }
 
 /** A success ends the subscription's failure streak (a no-op when there is none). */

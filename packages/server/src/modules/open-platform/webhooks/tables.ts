@@ -12,6 +12,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import { createdAt, timestamptz, updatedAt } from '../../../platform/db/columns.ts';
+import { tenantKey } from '../../../platform/db/tenant-key.ts';
 
 export type SubscriptionStatus = 'active' | 'disabled';
 /** `manual`: an operator disabled it; `failures`: the delivery failure rule did (docs/webhooks.md) */
@@ -28,7 +29,7 @@ export const openWebhookSubscriptions = pgTable(
   'open_webhook_subscriptions',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     appId: integer('app_id'),
     url: text('url').notNull(),
     /** event types, `prefix.*` patterns or `*` */
@@ -51,11 +52,7 @@ export const openWebhookSubscriptions = pgTable(
   },
   (t) => [
     // one subscription per URL and application, as GitHub refuses a second hook to the same URL
-    uniqueIndex('open_webhook_subscriptions_app_url').on(
-      sql`coalesce(${t.tenantId}, 0)`,
-      sql`coalesce(${t.appId}, 0)`,
-      t.url,
-    ),
+    uniqueIndex('open_webhook_subscriptions_app_url').on(t.tenantId, sql`coalesce(${t.appId}, 0)`, t.url),
     index('open_webhook_subscriptions_tenant_status').on(t.tenantId, t.status),
     index('open_webhook_subscriptions_app').on(t.appId),
   ],
@@ -70,7 +67,7 @@ export const openWebhookDeliveries = pgTable(
   'open_webhook_deliveries',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     subscriptionId: integer('subscription_id')
       .notNull()
       .references(() => openWebhookSubscriptions.id, { onDelete: 'cascade' }),
@@ -106,7 +103,7 @@ export const openWebhookAttempts = pgTable(
   'open_webhook_attempts',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
-    tenantId: integer('tenant_id'),
+    tenantId: tenantKey('tenant_id'),
     deliveryId: bigint('delivery_id', { mode: 'number' })
       .notNull()
       .references(() => openWebhookDeliveries.id, { onDelete: 'cascade' }),

@@ -191,7 +191,7 @@ export function createNotifyService(deps: {
         return adapter.ack.success;
       }
       const message = reasons.length ? reasons.join('; ') : `no enabled configuration of ${channel}`;
-      await writeLog({ ...base, signatureValid: false, result: 'invalid_signature', message });
+      await writeLog({ ...base, tenantId: null, signatureValid: false, result: 'invalid_signature', message });
       return { ...adapter.ack.failure('signature verification failed'), status: 401 };
     },
 

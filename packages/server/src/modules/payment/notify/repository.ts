@@ -2,6 +2,7 @@ import { and, eq, gte, lt, type SQL, sql } from 'drizzle-orm';
 import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../../platform/db/scoped.ts';
+import { platformKey } from '../../../platform/db/tenant-key.ts';
 import type { ChannelCode } from '../channels/types.ts';
 import { paymentNotifyLogs } from '../tables.ts';
 
@@ -20,7 +21,10 @@ const l = paymentNotifyLogs;
 
 /** A callback's log row; its tenant is the verifying configuration's, null when none verified. */
 export async function insertNotifyLog(db: Db, values: NotifyLogInsert): Promise<NotifyLogRow> {
-  const [row] = await db.insert(l).values(values).returning();
+  const [row] = await db
+    .insert(l)
+    .values({ ...values, tenantId: platformKey(values.tenantId) })
+    .returning();
   return row as NotifyLogRow;
 }
 
