@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { freeLoopbackPort } from '../../src/platform/net/free-port.ts';
-import { type Service, watched } from '../faults/service-process.ts';
+import { alive, type Service, watched } from '../faults/service-process.ts';
 
 /**
  * The newcomer's path, end to end: `npm start` with no DATABASE_URL runs an embedded PostgreSQL
@@ -91,20 +91,6 @@ async function signIn(s: Service): Promise<string> {
 function serverPid(dataDir: string): number | null {
   const file = join(dataDir, 'pg', 'postmaster.pid');
   return existsSync(file) ? Number(readFileSync(file, 'utf8').split('\n')[0]) : null;
-}
-
-/** Running, not a zombie: a reparented server that exited stays a zombie where pid 1 does not reap (containers). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
-  } catch {
-    return true; // no /proc
-  }
 }
 
 /** The live processes of a session (a detached child leads its own): npm, its shell, the service. */
