@@ -22,6 +22,7 @@ export const SCHEMA_EXCEPTIONS: SchemaExceptions = {
   ],
   'tenant-id-nullable': [],
   'tenant-id-type': [],
+  'tenant-id-without-foreign-key': [],
   'primary-key-not-tenant-led': [
     'announcement_reads',
     'announcement_recipients',
@@ -191,6 +192,7 @@ export const SCHEMA_EXCEPTIONS: SchemaExceptions = {
     'user_sessions',
     'users',
   ],
+  'referenced-without-tenant-key': ['file_objects'],
   'reference-points-at-sharded': [],
   'local-linked-to-sharded': [],
 };

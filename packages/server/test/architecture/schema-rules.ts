@@ -29,9 +29,11 @@ export type SchemaRuleId =
   | 'tenant-id-missing'
   | 'tenant-id-nullable'
   | 'tenant-id-type'
+  | 'tenant-id-without-foreign-key'
   | 'primary-key-not-tenant-led'
   | 'unique-key-not-tenant-led'
   | 'foreign-key-without-tenant'
+  | 'referenced-without-tenant-key'
   | 'id-not-bigint'
   | 'reference-points-at-sharded'
   | 'local-linked-to-sharded';
@@ -42,10 +44,14 @@ export const SCHEMA_RULES: Record<SchemaRuleId, string> = {
   'tenant-id-missing': 'a sharded table has a tenant_id column',
   'tenant-id-nullable': 'a sharded table’s tenant_id is NOT NULL (Citus refuses NULL in the distribution column)',
   'tenant-id-type': 'tenant_id has the type of tenants.id, so all sharded tables are colocated',
+  'tenant-id-without-foreign-key':
+    'every tenant_id column, of any table, is a foreign key to tenants (id): the database refuses a row of an unknown tenant',
   'primary-key-not-tenant-led': 'a sharded table’s primary key starts with tenant_id: (tenant_id, id)',
   'unique-key-not-tenant-led':
     'every unique key or unique index of a sharded table starts with the plain column tenant_id',
   'foreign-key-without-tenant': 'a foreign key between sharded tables pairs tenant_id with tenant_id: (tenant_id, x)',
+  'referenced-without-tenant-key':
+    'a sharded table that a sharded table points at has a key (tenant_id, x) for what it is pointed at by, so the pointer can become (tenant_id, x)',
   'id-not-bigint': 'a sharded table’s id is bigint (bigserial)',
   'reference-points-at-sharded': 'a reference table has no foreign key to a sharded table',
   'local-linked-to-sharded': 'no foreign key joins a local table and a sharded one, either way',
@@ -113,11 +119,21 @@ export function checkSnapshot(snapshot: Snapshot, classes: Readonly<Record<strin
   }
   const tenantIdType = tables.get('tenants')?.columns.id?.type ?? 'serial';
 
+  /** the columns of every primary and unique key of a table, each joined by commas */
+  const keysOf = (t: SnapshotTable) =>
+    new Set([primaryKeyOf(t), ...uniqueKeysOf(t).map((u) => u.columns)].flatMap((k) => (k ? [k.join(',')] : [])));
+
   for (const t of tables.values()) {
     const cls = classOf(t.name);
     if (!cls) {
       find(t.name, 'unclassified', 'not in table-classes.ts');
       continue;
+    }
+    if (t.columns.tenant_id) {
+      const pointsAtTenants = Object.values(t.foreignKeys).some(
+        (fk) => fk.tableTo === 'tenants' && fk.columnsFrom.join() === 'tenant_id' && fk.columnsTo.join() === 'id',
+      );
+      if (!pointsAtTenants) find(t.name, 'tenant-id-without-foreign-key', 'no foreign key (tenant_id) → tenants (id)');
     }
     for (const fk of Object.values(t.foreignKeys)) {
       const target = classOf(fk.tableTo);
@@ -129,6 +145,11 @@ export function checkSnapshot(snapshot: Snapshot, classes: Readonly<Record<strin
       if (cls === 'sharded' && target === 'sharded') {
         const paired = fk.columnsFrom.some((c, i) => c === 'tenant_id' && fk.columnsTo[i] === 'tenant_id');
         if (!paired) find(t.name, 'foreign-key-without-tenant', to);
+        const referenced = tables.get(fk.tableTo);
+        const key = ['tenant_id', ...fk.columnsTo.filter((c) => c !== 'tenant_id')];
+        if (referenced && !keysOf(referenced).has(key.join(','))) {
+          find(fk.tableTo, 'referenced-without-tenant-key', `no key (${key.join(', ')}) for ${to}`);
+        }
       }
     }
     if (cls !== 'sharded') continue;

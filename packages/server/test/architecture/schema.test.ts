@@ -52,13 +52,19 @@ const tenants = pgTable('tenants', { id: serial('id').primaryKey() });
 const parent = pgTable(
   'parent',
   {
-    tenantId: integer('tenant_id').notNull(),
+    tenantId: integer('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
     id: bigserial('id', { mode: 'number' }).notNull(),
     code: text('code').notNull(),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.id] }), unique('parent_code').on(t.tenantId, t.code)],
 );
-const catalogue = pgTable('catalogue', { id: serial('id').primaryKey(), tenantId: integer('tenant_id') });
+/** a reference table: its own key, and tenant_id (the owner of a row, 0 for the platform) pointing at tenants */
+const catalogue = pgTable('catalogue', {
+  id: serial('id').primaryKey(),
+  tenantId: integer('tenant_id').references(() => tenants.id),
+});
 const mark = pgTable('mark', {
   key: text('key').primaryKey(),
   catalogueId: integer('catalogue_id').references(() => catalogue.id),
@@ -67,7 +73,9 @@ const mark = pgTable('mark', {
 const child = pgTable(
   'child',
   {
-    tenantId: integer('tenant_id').notNull(),
+    tenantId: integer('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
     id: bigserial('id', { mode: 'number' }).notNull(),
     parentId: bigint('parent_id', { mode: 'number' }).notNull(),
     catalogueId: integer('catalogue_id').references(() => catalogue.id),
@@ -100,7 +108,9 @@ function check(planted: Record<string, unknown>, classes: Record<string, TableCl
 
 /** the columns of a sharded table as the model has them; each case below changes one column or key */
 const shardedColumns = () => ({
-  tenantId: integer('tenant_id').notNull(),
+  tenantId: integer('tenant_id')
+    .notNull()
+    .references(() => tenants.id),
   id: bigserial('id', { mode: 'number' }).notNull(),
   code: text('code').notNull(),
 });
@@ -127,9 +137,11 @@ describe('schema checks catch each breach', () => {
     [
       'a nullable tenant_id',
       () => ({
-        planted: pgTable('planted', { ...shardedColumns(), tenantId: integer('tenant_id') }, (t) => [
-          primaryKey({ columns: [t.tenantId, t.id] }),
-        ]),
+        planted: pgTable(
+          'planted',
+          { ...shardedColumns(), tenantId: integer('tenant_id').references(() => tenants.id) },
+          (t) => [primaryKey({ columns: [t.tenantId, t.id] })],
+        ),
       }),
       { planted: 'sharded' },
       ['tenant-id-nullable'],
@@ -139,12 +151,46 @@ describe('schema checks catch each breach', () => {
       () => ({
         planted: pgTable(
           'planted',
-          { ...shardedColumns(), tenantId: bigint('tenant_id', { mode: 'number' }).notNull() },
+          {
+            ...shardedColumns(),
+            tenantId: bigint('tenant_id', { mode: 'number' })
+              .notNull()
+              .references(() => tenants.id),
+          },
           (t) => [primaryKey({ columns: [t.tenantId, t.id] })],
         ),
       }),
       { planted: 'sharded' },
       ['tenant-id-type'],
+    ],
+    [
+      'a sharded tenant_id that is not a foreign key to tenants',
+      () => ({
+        planted: pgTable('planted', { ...shardedColumns(), tenantId: integer('tenant_id').notNull() }, (t) => [
+          primaryKey({ columns: [t.tenantId, t.id] }),
+        ]),
+      }),
+      { planted: 'sharded' },
+      ['tenant-id-without-foreign-key'],
+    ],
+    [
+      'a reference table’s tenant_id that is not a foreign key to tenants',
+      () => ({ planted: pgTable('planted', { id: serial('id').primaryKey(), tenantId: integer('tenant_id') }) }),
+      { planted: 'reference' },
+      ['tenant-id-without-foreign-key'],
+    ],
+    [
+      'a foreign key to tenant_id and another column that no key of the table pointed at covers',
+      () => {
+        const planted = pgTable('planted', shardedColumns(), (t) => [primaryKey({ columns: [t.tenantId, t.id] })]);
+        const pointer = pgTable('pointer', { ...shardedColumns(), plantedCode: text('planted_code') }, (t) => [
+          primaryKey({ columns: [t.tenantId, t.id] }),
+          foreignKey({ columns: [t.tenantId, t.plantedCode], foreignColumns: [planted.tenantId, planted.code] }),
+        ]);
+        return { planted, pointer };
+      },
+      { planted: 'sharded', pointer: 'sharded' },
+      ['referenced-without-tenant-key'],
     ],
     [
       'a primary key of the id alone',

@@ -14,7 +14,8 @@ import {
   type SpaceType,
   type SubjectType,
 } from '../../src/modules/drive/tables.ts';
-import { departments, tenants, users } from '../../src/modules/identity/tables.ts';
+import { departments, users } from '../../src/modules/identity/tables.ts';
+import { tenants } from '../../src/platform/tenancy/tables.ts';
 import type { Scope } from '../../src/platform/auth/principal.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { department, space } from './drive-fixtures.ts';

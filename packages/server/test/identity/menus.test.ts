@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { and, count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedIdentity } from '../../src/modules/identity/index.ts';
-import { menus, roleMenus, roles, tenants, userRoles, users } from '../../src/modules/identity/tables.ts';
+import { menus, roleMenus, roles, userRoles, users } from '../../src/modules/identity/tables.ts';
+import { tenants } from '../../src/platform/tenancy/tables.ts';
 import { call, createTestApp, login, type TestApp } from '../helpers/app.ts';
 import { expectError } from '../helpers/assert.ts';
 import {

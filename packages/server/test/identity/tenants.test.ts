@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { roles, tenants, users } from '../../src/modules/identity/tables.ts';
+import { roles, users } from '../../src/modules/identity/tables.ts';
+import { tenants } from '../../src/platform/tenancy/tables.ts';
 import { call, createTestApp, login, type TestApp } from '../helpers/app.ts';
 import { expectError } from '../helpers/assert.ts';
 import {

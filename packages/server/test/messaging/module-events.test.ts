@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tenants, users } from '../../src/modules/identity/tables.ts';
+import { users } from '../../src/modules/identity/tables.ts';
+import { tenants } from '../../src/platform/tenancy/tables.ts';
 import { PLATFORM_TENANT_ID } from '../../src/platform/db/tenant-key.ts';
 import { defineSystemTask } from '../../src/platform/jobs/define.ts';
 import { ADMIN_PASSWORD, call, createTestApp, login, type TestApp } from '../helpers/app.ts';

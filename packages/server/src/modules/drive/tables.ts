@@ -61,6 +61,7 @@ export const driveSpaces = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
+    unique().on(t.tenantId, t.id),
     check('drive_spaces_type', sql`${t.type} in ('personal', 'department', 'team')`),
     check('drive_spaces_default_role', sql`${t.defaultMemberRole} is null or ${ROLE_CHECK(t.defaultMemberRole)}`),
     check('drive_spaces_usage_nonnegative', sql`${t.usedBytes} >= 0 and ${t.reservedBytes} >= 0`),
@@ -134,6 +135,7 @@ export const driveNodes = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
+    unique().on(t.tenantId, t.id),
     check('drive_nodes_type', sql`${t.type} in ('folder', 'file')`),
     // sibling names are unique, case-insensitively, among live nodes (spec §2.2)
     uniqueIndex('drive_nodes_sibling_name')
@@ -405,6 +407,7 @@ export const driveShareLinks = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
+    unique().on(t.tenantId, t.id),
     uniqueIndex('drive_share_links_token').on(t.tokenHash),
     uniqueIndex('drive_share_links_short_code').on(t.shortCode),
     index('drive_share_links_node').on(t.nodeId),

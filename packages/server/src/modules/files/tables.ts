@@ -67,7 +67,7 @@ export const managedFiles = pgTable(
     ownerUserId: integer('owner_user_id'),
     createdAt: createdAt(),
   },
-  (t) => [index('managed_files_tenant').on(t.tenantId, t.id), index('managed_files_object').on(t.objectId)],
+  (t) => [unique().on(t.tenantId, t.id), index('managed_files_object').on(t.objectId)],
 );
 
 /** Who uses a managed file: the upload itself, a notice image, a drive version, an export result. */
@@ -113,7 +113,7 @@ export const fileUploadSessions = pgTable(
     expiresAt: timestamptz('expires_at').notNull(),
     createdAt: createdAt(),
   },
-  (t) => [index('file_upload_sessions_expiry').on(t.expiresAt)],
+  (t) => [unique().on(t.tenantId, t.id), index('file_upload_sessions_expiry').on(t.expiresAt)],
 );
 
 export const fileUploadChunks = pgTable(

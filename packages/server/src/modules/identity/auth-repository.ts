@@ -1,7 +1,8 @@
 import { and, eq, gt, inArray, isNotNull, isNull, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
 import { PLATFORM_TENANT_ID, platformKey, sameTenantKey } from '../../platform/db/tenant-key.ts';
-import { menus, refreshTokens, roleMenus, roles, tenants, userRoles, userSessions, users } from './tables.ts';
+import { tenants } from '../../platform/tenancy/tables.ts';
+import { menus, refreshTokens, roleMenus, roles, userRoles, userSessions, users } from './tables.ts';
 
 /** Queries of sign-in, sessions and effective permissions. */
 

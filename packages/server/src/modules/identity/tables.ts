@@ -3,18 +3,6 @@ import { boolean, index, integer, pgTable, primaryKey, serial, text, unique } fr
 import { createdAt, timestamptz, updatedAt } from '../../platform/db/columns.ts';
 import { tenantKey } from '../../platform/db/tenant-key.ts';
 
-/** Tenants are platform-level rows; they are disabled, never deleted (docs/decisions/0002). */
-export const tenants = pgTable('tenants', {
-  id: serial('id').primaryKey(),
-  code: text('code').notNull().unique(),
-  name: text('name').notNull(),
-  status: text('status').$type<'active' | 'disabled'>().notNull().default('active'),
-  expiresAt: timestamptz('expires_at'),
-  remark: text('remark').notNull().default(''),
-  createdAt: createdAt(),
-  updatedAt: updatedAt(),
-});
-
 export const users = pgTable(
   'users',
   {
@@ -37,7 +25,11 @@ export const users = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [unique('users_tenant_username').on(t.tenantId, t.username), index('users_department').on(t.departmentId)],
+  (t) => [
+    unique().on(t.tenantId, t.id),
+    unique('users_tenant_username').on(t.tenantId, t.username),
+    index('users_department').on(t.departmentId),
+  ],
 );
 
 export const roles = pgTable(
@@ -54,7 +46,7 @@ export const roles = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [unique('roles_tenant_code').on(t.tenantId, t.code)],
+  (t) => [unique().on(t.tenantId, t.id), unique('roles_tenant_code').on(t.tenantId, t.code)],
 );
 
 /** The menu tree is platform-wide; roles decide who sees which node. */
@@ -134,7 +126,7 @@ export const positions = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [unique('positions_tenant_code').on(t.tenantId, t.code)],
+  (t) => [unique().on(t.tenantId, t.id), unique('positions_tenant_code').on(t.tenantId, t.code)],
 );
 
 export const userPositions = pgTable(
@@ -160,7 +152,7 @@ export const userGroups = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [unique('user_groups_tenant_name').on(t.tenantId, t.name)],
+  (t) => [unique().on(t.tenantId, t.id), unique('user_groups_tenant_name').on(t.tenantId, t.name)],
 );
 
 export const userGroupMembers = pgTable(
@@ -193,7 +185,11 @@ export const userSessions = pgTable(
     revokedAt: timestamptz('revoked_at'),
     revokeReason: text('revoke_reason'),
   },
-  (t) => [index('user_sessions_user').on(t.userId), index('user_sessions_tenant_active').on(t.tenantId, t.expiresAt)],
+  (t) => [
+    unique().on(t.tenantId, t.id),
+    index('user_sessions_user').on(t.userId),
+    index('user_sessions_tenant_active').on(t.tenantId, t.expiresAt),
+  ],
 );
 
 /** Every refresh token ever issued, as SHA-256 only; a used one presented again revokes its session. */

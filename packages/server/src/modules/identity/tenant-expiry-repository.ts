@@ -1,7 +1,8 @@
 import { and, eq, gt, lte, ne } from 'drizzle-orm';
 import type { Db } from '../../platform/db/client.ts';
 import { PLATFORM_TENANT_ID } from '../../platform/db/tenant-key.ts';
-import { roles, tenants, userRoles, users } from './tables.ts';
+import { tenants } from '../../platform/tenancy/tables.ts';
+import { roles, userRoles, users } from './tables.ts';
 import { TENANT_ADMIN_ROLE } from './tenants-service.ts';
 
 /** Active tenants whose expiry falls in (from, to]. */

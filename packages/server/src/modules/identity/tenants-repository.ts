@@ -3,7 +3,7 @@ import type { Db } from '../../platform/db/client.ts';
 import type { PageRequest } from '../../platform/db/scoped.ts';
 import { contains } from '../../platform/db/sql.ts';
 import { PLATFORM_TENANT_ID } from '../../platform/db/tenant-key.ts';
-import { tenants } from './tables.ts';
+import { tenants } from '../../platform/tenancy/tables.ts';
 
 /** Queries of tenants (the tenant table itself is not tenant-scoped: platform scope only). */
 export type TenantRow = typeof tenants.$inferSelect;

@@ -3,7 +3,8 @@ import type { Scope } from '../../platform/auth/principal.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
 import { contains } from '../../platform/db/sql.ts';
-import { departments, positions, roles, tenants, userGroupMembers, userPositions, userRoles, users } from './tables.ts';
+import { tenants } from '../../platform/tenancy/tables.ts';
+import { departments, positions, roles, userGroupMembers, userPositions, userRoles, users } from './tables.ts';
 
 /** Queries of the user aggregate: users and their role / position links. */
 

@@ -9,11 +9,12 @@ import {
   pgTable,
   serial,
   text,
+  unique,
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
 import { createdAt, timestamptz, updatedAt } from '../../platform/db/columns.ts';
-import { tenantKey } from '../../platform/db/tenant-key.ts';
+import { tenantKey, tenantOnlyKey } from '../../platform/db/tenant-key.ts';
 import { listedConfigColumns, listedConfigIndexes } from '../../platform/provider-configs/index.ts';
 import type { ChannelCode, Scene } from './channels/types.ts';
 
@@ -62,7 +63,7 @@ export const paymentOrders = pgTable(
   'payment_orders',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id').notNull(),
+    tenantId: tenantOnlyKey('tenant_id'),
     orderNo: text('order_no').notNull(),
     amount: integer('amount').notNull(),
     currency: text('currency').notNull(),
@@ -90,6 +91,7 @@ export const paymentOrders = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
+    unique().on(t.tenantId, t.id),
     uniqueIndex('payment_orders_tenant_order_no').on(t.tenantId, t.orderNo),
     index('payment_orders_tenant_created').on(t.tenantId, t.createdAt),
     // the compensation jobs read open orders by age (unsent ones only to close them at expiry)
@@ -108,7 +110,7 @@ export const paymentRefunds = pgTable(
   'payment_refunds',
   {
     id: serial('id').primaryKey(),
-    tenantId: integer('tenant_id').notNull(),
+    tenantId: tenantOnlyKey('tenant_id'),
     refundNo: text('refund_no').notNull(),
     orderId: integer('order_id')
       .notNull()
@@ -178,7 +180,7 @@ export const paymentEventRecords = pgTable(
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
     eventId: uuid('event_id').notNull(),
-    tenantId: integer('tenant_id').notNull(),
+    tenantId: tenantOnlyKey('tenant_id'),
     type: text('type').$type<PaymentEventType>().notNull(),
     aggregateType: text('aggregate_type').$type<'order' | 'refund'>().notNull(),
     aggregateId: integer('aggregate_id').notNull(),

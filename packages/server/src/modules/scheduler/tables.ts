@@ -38,7 +38,7 @@ export const cronJobs = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [unique('cron_jobs_tenant_name').on(t.tenantId, t.name)],
+  (t) => [unique().on(t.tenantId, t.id), unique('cron_jobs_tenant_name').on(t.tenantId, t.name)],
 );
 
 export const cronJobRuns = pgTable(

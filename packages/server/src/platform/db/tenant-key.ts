@@ -1,5 +1,6 @@
 import { eq, inArray, type SQL, sql } from 'drizzle-orm';
-import { customType, type PgColumn } from 'drizzle-orm/pg-core';
+import { customType, integer, type PgColumn } from 'drizzle-orm/pg-core';
+import { tenants } from '../tenancy/tables.ts';
 
 /**
  * The platform tenant (docs/decisions/0042-platform-tenant.md): the `tenants` row 0 owns every
@@ -20,7 +21,8 @@ export function platformKey(tenantId: number | null): number {
 }
 
 /**
- * A `tenant_id` column: integer NOT NULL, read back as null for the platform tenant, so a
+ * A `tenant_id` column: integer NOT NULL, a foreign key to `tenants` (decision 0043: the database
+ * refuses a row of a tenant that does not exist), read back as null for the platform tenant, so a
  * platform row reads `tenantId: null` as it always has.
  */
 const tenantKeyType = customType<{ data: number | null; driverData: number }>({
@@ -28,7 +30,16 @@ const tenantKeyType = customType<{ data: number | null; driverData: number }>({
   toDriver: (value) => platformKey(value),
   fromDriver: (value) => (value === PLATFORM_TENANT_ID ? null : value),
 });
-export const tenantKey = (name: string) => tenantKeyType(name).notNull();
+export const tenantKey = (name: string) =>
+  tenantKeyType(name)
+    .notNull()
+    .references(() => tenants.id);
+
+/** The `tenant_id` of a table that holds tenants' rows only (payments): a plain number, same key. */
+export const tenantOnlyKey = (name: string) =>
+  integer(name)
+    .notNull()
+    .references(() => tenants.id);
 
 /** `tenant_id` of the scope: the caller's tenant, or the platform tenant for the platform scope. */
 export function sameTenantKey(column: PgColumn, tenantId: number | null): SQL {

@@ -29,7 +29,10 @@ export const announcements = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index('announcements_tenant_status').on(t.tenantId, t.publishStatus, t.publishTime)],
+  (t) => [
+    unique().on(t.tenantId, t.id),
+    index('announcements_tenant_status').on(t.tenantId, t.publishStatus, t.publishTime),
+  ],
 );
 
 /** Who a targeted announcement reaches: users, roles, departments (with their sub-departments). */

@@ -8,6 +8,7 @@ import {
   pgTable,
   serial,
   text,
+  unique,
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
@@ -51,6 +52,7 @@ export const openWebhookSubscriptions = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
+    unique().on(t.tenantId, t.id),
     // one subscription per URL and application, as GitHub refuses a second hook to the same URL
     uniqueIndex('open_webhook_subscriptions_app_url').on(t.tenantId, sql`coalesce(${t.appId}, 0)`, t.url),
     index('open_webhook_subscriptions_tenant_status').on(t.tenantId, t.status),
@@ -89,9 +91,9 @@ export const openWebhookDeliveries = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
+    unique().on(t.tenantId, t.id),
     // the due-claim query: pending rows by next attempt time
     index('open_webhook_deliveries_due').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
-    index('open_webhook_deliveries_tenant').on(t.tenantId, t.id),
     index('open_webhook_deliveries_subscription').on(t.subscriptionId, t.id),
     index('open_webhook_deliveries_event').on(t.eventId),
     index('open_webhook_deliveries_finished').on(t.createdAt),
