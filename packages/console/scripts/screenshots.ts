@@ -20,7 +20,7 @@ if (!password) {
   process.exit(64);
 }
 
-type Shot = { path: string; name: string; ready: string; then?: (page: Page) => Promise<void> };
+type Shot = { path: string; name: string; ready: string; afterReady?: (page: Page) => Promise<void> };
 
 /** The pages a newcomer sees first (the README). */
 const README: Shot[] = [
@@ -38,7 +38,7 @@ const EVERY: Shot[] = [
     path: '/system/users',
     name: 'user-form',
     ready: '.ant-table-row',
-    then: async (page) => {
+    afterReady: async (page) => {
       await page.locator('.ant-table-row').first().getByRole('button').first().click();
       await page.getByRole('dialog').locator('#nickname').waitFor();
     },
@@ -47,7 +47,7 @@ const EVERY: Shot[] = [
     path: '/system/users',
     name: 'user-detail',
     ready: '.ant-table-row',
-    then: async (page) => {
+    afterReady: async (page) => {
       await page.locator('.ant-table-row a').first().click();
       await page.waitForURL((u) => /^\/system\/users\/\d+$/.test(u.pathname));
       await settle(page, '.ant-descriptions');
@@ -63,7 +63,7 @@ const EVERY: Shot[] = [
     path: '/',
     name: 'task-drawer',
     ready: 'h1',
-    then: async (page) => {
+    afterReady: async (page) => {
       await page.getByTestId('tasks-button').click();
       await page.getByRole('dialog').waitFor();
     },
@@ -114,8 +114,8 @@ try {
     for (const p of review ? EVERY : README) {
       await page.goto(`${base}${p.path}`);
       await settle(page, p.ready);
-      if (p.then) {
-        await p.then(page);
+      if (p.afterReady) {
+        await p.afterReady(page);
         await page.waitForTimeout(500); // a drawer's or dialog's slide ends
       }
       await page.screenshot({ path: join(out, `${p.name}-${language}${theme ? `-${theme}` : ''}.png`) });

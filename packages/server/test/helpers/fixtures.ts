@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { roles, userRoles, users } from '../../src/modules/identity/tables.ts';
-import { tenants } from '../../src/platform/tenancy/tables.ts';
 import { hashPassword } from '../../src/platform/crypto/passwords.ts';
 import { platformKey } from '../../src/platform/db/tenant-key.ts';
+import { tenants } from '../../src/platform/tenancy/tables.ts';
 import { login, type TestApp } from './app.ts';
 
 /**
