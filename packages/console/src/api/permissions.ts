@@ -690,6 +690,7 @@ export const operationByRoute = {
   'POST /api/payment/webhooks': 'payment.webhook.create',
   'POST /api/payment/webhooks/deliveries/{id}/redeliver': 'payment.webhook_delivery.redeliver',
   'POST /api/positions': 'identity.position.create',
+  'POST /api/profile/operation-logs/export': 'tasks.export_job.my_operation_logs',
   'POST /api/public/payment/notify/{channel}': 'payment.notify.receive',
   'POST /api/push-devices': 'messaging.push_device.bind',
   'POST /api/roles': 'identity.role.create',

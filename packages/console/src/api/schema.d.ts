@@ -1631,6 +1631,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/profile/operation-logs/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export my own operation records as CSV (a task)
+         * @description No permission: everyone may export what they did (GET /api/profile/operation-logs shows the same rows). The body takes the filters module, operation, ip, statusCode, from, to; the records are always the caller’s own in the caller’s tenant, and a body naming a user (userId, username) is refused with 400. Answers the queued task, which is the caller’s: poll GET /api/tasks/{id} and download GET /api/tasks/{id}/result (kept 7 days). Cells a spreadsheet would read as a formula (starting with = + - @) are prefixed with '.
+         */
+        post: operations["tasks.export_job.my_operation_logs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/drive/spaces": {
         parameters: {
             query?: never;
@@ -23253,6 +23273,157 @@ export interface operations {
             };
             /** @description Default Response */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    "tasks.export_job.my_operation_logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    module?: string;
+                    operation?: string;
+                    /** @description contained in the IP address */
+                    ip?: string;
+                    statusCode?: number;
+                    /**
+                     * Format: date-time
+                     * @description inclusive
+                     */
+                    from?: string;
+                    /**
+                     * Format: date-time
+                     * @description exclusive
+                     */
+                    to?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {number} */
+                        code: 0;
+                        message: string;
+                        data: {
+                            /** @description Integer id */
+                            id: number;
+                            /** @description e.g. export.operation_logs */
+                            kind: string;
+                            /** @description what the task was asked to do */
+                            params: {
+                                [key: string]: unknown;
+                            };
+                            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                            progress: number;
+                            /** @description why it failed; on a queued task, the outage it waits out (a dependency answered 503: it runs again, 5 s doubling to 15 min, 12 times) */
+                            error: string | null;
+                            cancelRequested: boolean;
+                            /** @description succeeded with a result file that has not expired */
+                            resultAvailable: boolean;
+                            resultUrl: string | null;
+                            resultExpiresAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC
+                             */
+                            createdAt: string;
+                            startedAt: string | null;
+                            finishedAt: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Default Response */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

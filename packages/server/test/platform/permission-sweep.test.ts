@@ -21,6 +21,10 @@ import { type Schema, sampleOf } from '../helpers/sample-body.ts';
 const SELF_SERVICE: [RegExp, string][] = [
   [/^(POST|GET|PUT) \/api\/auth\//, 'the signed-in person’s own session, identity and password'],
   [/^GET \/api\/profile\//, 'the person’s own records and sessions'],
+  [
+    /^POST \/api\/profile\/operation-logs\/export$/,
+    'the person’s own operation records as a file: the user id comes from the session, never the body',
+  ],
   [/^GET \/api\/settings\/me$/, 'the person’s own settings'],
   [
     /^(GET|POST|PUT|DELETE) \/api\/in-app-messages(\/(unread-count|read-all|batch-read|batch|\{id\}(\/read)?))?$/,

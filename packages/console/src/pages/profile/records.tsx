@@ -6,7 +6,6 @@ import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import { api, unwrap } from '../../api/client';
-import { useMayCall, useMe } from '../../app/me';
 import { setTaskDrawerOpen, taskKeys } from '../../app/shell/task-calls';
 import { ErrorMessage } from '../../components/error-message';
 import { formatDateTime } from '../../components/format';
@@ -161,29 +160,24 @@ export function OperationRecords() {
 }
 
 /**
- * Exports the person's own operation records as CSV through the task center: the operation-log
- * export (POST /api/export-jobs/operation-logs) limited to their user id. That export needs
- * `monitor:operation-log:list`, so the button shows only for those who have it; the task, its
- * progress and its file are then in the header's task drawer, which opens.
+ * Exports the person's own operation records as CSV through the task center
+ * (POST /api/profile/operation-logs/export: no permission, the server limits it to the caller);
+ * the task, its progress and its file are then in the header's task drawer, which opens.
  */
 function ExportMine() {
   const { t } = useTranslation();
-  const me = useMe();
-  const allowed = useMayCall()('tasks.export_job.operation_logs');
   const feedback = useListFeedback(taskKeys.all);
   const start = useMutation({
-    mutationFn: (userId: number) => unwrap(api.POST('/api/export-jobs/operation-logs', { body: { userId } })),
+    mutationFn: () => unwrap(api.POST('/api/profile/operation-logs/export', { body: {} })),
     onSuccess: () => {
       feedback.done(t('tasks.exportStarted'));
       setTaskDrawerOpen(true);
     },
     onError: feedback.fail,
   });
-  const userId = me.data?.user.id;
-  if (!allowed || userId === undefined) return null;
   return (
     <Flex justify="end" style={{ marginBottom: 12 }}>
-      <Button icon={<ExportOutlined />} loading={start.isPending} onClick={() => start.mutate(userId)}>
+      <Button icon={<ExportOutlined />} loading={start.isPending} onClick={() => start.mutate()}>
         {t('tasks.exportMine')}
       </Button>
     </Flex>

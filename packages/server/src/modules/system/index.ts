@@ -15,7 +15,10 @@ import { systemConfigRoutes } from './routes/system-configs.ts';
 import { createSettingsService, type TenantIdByCode } from './settings-service.ts';
 
 export type { OperationLogFilter, OperationLogRow } from './operation-log-repository.ts';
-export { OperationLogFilter as OperationLogFilterSchema } from './schemas.ts';
+export {
+  OperationLogFilter as OperationLogFilterSchema,
+  OwnOperationLogFilter as OwnOperationLogFilterSchema,
+} from './schemas.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {

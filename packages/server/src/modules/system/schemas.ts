@@ -147,18 +147,24 @@ const TimeRange = {
   from: Type.Optional(Type.String({ format: 'date-time', description: 'inclusive' })),
   to: Type.Optional(Type.String({ format: 'date-time', description: 'exclusive' })),
 };
-const OperationLogFilters = {
-  userId: Type.Optional(Id),
-  username: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'contained in the username' })),
+/** The filters that narrow one person's records: no user to choose. */
+const OwnOperationLogFilters = {
   module: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   operation: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
   ip: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'contained in the IP address' })),
   statusCode: Type.Optional(Type.Integer({ minimum: 100, maximum: 599 })),
   ...TimeRange,
 };
+const OperationLogFilters = {
+  userId: Type.Optional(Id),
+  username: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'contained in the username' })),
+  ...OwnOperationLogFilters,
+};
 export const OperationLogQuery = Type.Object({ ...PageQuery.properties, ...OperationLogFilters });
 /** The list's filters as a JSON body (an export of the operation log). */
 export const OperationLogFilter = Type.Object(OperationLogFilters, { additionalProperties: false });
+/** The filters of an export of one's own records: a user id (or name) in it is refused, not ignored. */
+export const OwnOperationLogFilter = Type.Object(OwnOperationLogFilters, { additionalProperties: false });
 export const MyOperationLogQuery = Type.Object({ ...PageQuery.properties, ...TimeRange });
 
 // ---- settings

@@ -1,3 +1,5 @@
+import { type Scope, userOf } from '../../../platform/auth/principal.ts';
+import { httpErrors } from '../../../platform/http/errors.ts';
 import type { OperationLogFilter, OperationLogRow, SystemModule } from '../../system/index.ts';
 import type { TaskKind } from '../registry.ts';
 import { type CsvColumn, csvExportKind } from './csv-export.ts';
@@ -29,4 +31,17 @@ export function operationLogExport(exportLogs: SystemModule['exportOperationLogs
     fileName: (task) => `operation-logs-${task.id}.csv`,
     source: (_ctx, task) => exportLogs({ tenantId: task.tenantId }, task.params as OperationLogFilter),
   });
+}
+
+/**
+ * The filters of an export of the caller's own records: their user id, set here from the scope
+ * so no body can widen it (the task runs in the caller's tenant, as every task does).
+ */
+export function ownOperationLogs(
+  scope: Scope,
+  filter: Omit<OperationLogFilter, 'userId' | 'username'>,
+): OperationLogFilter {
+  const user = userOf(scope);
+  if (!user) throw httpErrors.unauthenticated();
+  return { ...filter, userId: user.userId };
 }
