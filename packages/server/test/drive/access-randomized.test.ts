@@ -15,8 +15,8 @@ import {
   type SubjectType,
 } from '../../src/modules/drive/tables.ts';
 import { departments, users } from '../../src/modules/identity/tables.ts';
-import { tenants } from '../../src/platform/tenancy/tables.ts';
 import type { Scope } from '../../src/platform/auth/principal.ts';
+import { tenants } from '../../src/platform/tenancy/tables.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { department, space } from './drive-fixtures.ts';
 import { callerOf, plainRole, userGroup } from './permissions-helpers.ts';

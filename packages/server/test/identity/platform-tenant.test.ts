@@ -2,10 +2,10 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findTenantByCode, findTenantById } from '../../src/modules/identity/auth-repository.ts';
 import { users } from '../../src/modules/identity/tables.ts';
-import { tenants } from '../../src/platform/tenancy/tables.ts';
 import { updateTenant } from '../../src/modules/identity/tenants-repository.ts';
 import { dictTypes } from '../../src/modules/system/tables.ts';
 import { PLATFORM_TENANT_ID } from '../../src/platform/db/tenant-key.ts';
+import { tenants } from '../../src/platform/tenancy/tables.ts';
 import { ADMIN_PASSWORD, call, createTestApp, type TestApp } from '../helpers/app.ts';
 
 /**

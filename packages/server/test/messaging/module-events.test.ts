@@ -1,9 +1,9 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../../src/modules/identity/tables.ts';
-import { tenants } from '../../src/platform/tenancy/tables.ts';
 import { PLATFORM_TENANT_ID } from '../../src/platform/db/tenant-key.ts';
 import { defineSystemTask } from '../../src/platform/jobs/define.ts';
+import { tenants } from '../../src/platform/tenancy/tables.ts';
 import { ADMIN_PASSWORD, call, createTestApp, login, type TestApp } from '../helpers/app.ts';
 import { createUserWithPermissions } from '../helpers/fixtures.ts';
 import { runTask, waitFor } from '../open-platform/webhooks-helpers.ts';
