@@ -187,13 +187,12 @@ describe('migration 0018 on a database the previous release filled (tenant_id on
     const crossingKey = `${crossing.roleId}/${crossing.userId}`;
     expect(after.user_roles?.[crossingKey]).toBe(alpha.tenantId);
     delete after.user_roles?.[crossingKey];
+    // the start signs the test's administrators in, and a built-in job may tick meanwhile: rows
+    // more there, none lost or moved
+    const grown = new Set(['refresh_tokens', 'cron_job_runs']);
     for (const { table } of CHILD_TENANT_IDS) {
-      if (table === 'refresh_tokens') {
-        // the start signs the test's administrators in: tokens more, none lost or moved
-        expect(after[table], table).toMatchObject(written[table] as object);
-        continue;
-      }
-      expect(after[table], table).toEqual(written[table]);
+      if (grown.has(table)) expect(after[table], table).toMatchObject(written[table] as object);
+      else expect(after[table], table).toEqual(written[table]);
     }
     const columns = await query<{ table_name: string; is_nullable: string }>(
       db,
