@@ -77,10 +77,14 @@ async function seed(app: FastifyInstance, raw: Raw): Promise<Seeded> {
       ['drive:node:view', 'drive:space:view'],
     ])
   ).id;
-  await raw.query('insert into user_roles (user_id, role_id) values ($1, $2)', [userId, role]);
+  await raw.query('insert into user_roles (tenant_id, user_id, role_id) values ($1, $2, $3)', [tenantId, userId, role]);
   const group = (await one(`insert into user_groups (tenant_id, name) values ($1, 'Readers') returning id`, [tenantId]))
     .id;
-  await raw.query('insert into user_group_members (group_id, user_id) values ($1, $2)', [group, userId]);
+  await raw.query('insert into user_group_members (tenant_id, group_id, user_id) values ($1, $2, $3)', [
+    tenantId,
+    group,
+    userId,
+  ]);
   const spaceId = (
     await one(`insert into drive_spaces (tenant_id, type, name) values ($1, 'team', 'Bench space') returning id`, [
       tenantId,

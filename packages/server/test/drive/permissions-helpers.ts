@@ -46,7 +46,7 @@ export async function userGroup(t: TestApp, tenantId: number, userIds: number[])
     .returning();
   if (!g) throw new Error('group insert failed');
   if (userIds.length)
-    await t.database.db.insert(userGroupMembers).values(userIds.map((userId) => ({ groupId: g.id, userId })));
+    await t.database.db.insert(userGroupMembers).values(userIds.map((userId) => ({ tenantId, groupId: g.id, userId })));
   return g;
 }
 
@@ -55,7 +55,8 @@ export async function plainRole(t: TestApp, tenantId: number, userIds: number[])
   const code = `role-${Math.random().toString(36).slice(2, 10)}`;
   const [r] = await t.database.db.insert(roles).values({ tenantId, code, name: code }).returning();
   if (!r) throw new Error('role insert failed');
-  if (userIds.length) await t.database.db.insert(userRoles).values(userIds.map((userId) => ({ userId, roleId: r.id })));
+  if (userIds.length)
+    await t.database.db.insert(userRoles).values(userIds.map((userId) => ({ tenantId, userId, roleId: r.id })));
   return r;
 }
 

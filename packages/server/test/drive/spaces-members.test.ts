@@ -89,7 +89,9 @@ describe('POST /api/drive/spaces/{id}/members', () => {
       .insert(userGroups)
       .values({ tenantId, name: `crew-${id}` })
       .returning();
-    await t.database.db.insert(userGroupMembers).values({ groupId: group?.id as number, userId: alice.userId });
+    await t.database.db
+      .insert(userGroupMembers)
+      .values({ tenantId, groupId: group?.id as number, userId: alice.userId });
     const byGroup = await add(owner.token, id, { subjectType: 'group', subjectId: group?.id, role: 'downloader' });
     expect(byGroup.json().data).toMatchObject({ subjectType: 'group', subjectName: `crew-${id}` });
 

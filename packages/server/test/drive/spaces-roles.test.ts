@@ -171,7 +171,7 @@ describe('team spaces', () => {
       .insert(userGroups)
       .values({ tenantId, name: `g-${byGroup.username}` })
       .returning();
-    await db.insert(userGroupMembers).values({ groupId: group?.id as number, userId: byGroup.userId });
+    await db.insert(userGroupMembers).values({ tenantId, groupId: group?.id as number, userId: byGroup.userId });
     await member(s.id, 'group', group?.id as number, 'editor');
 
     const nobody = await driveUser(t);

@@ -66,7 +66,7 @@ async function createUser(
       .values({ tenantId: platformKey(tenantId), code: `r-${username}`, name: `Role of ${username}`, permissions })
       .returning();
     if (!role) throw new Error('role insert failed');
-    await db.insert(userRoles).values({ userId: user.id, roleId: role.id });
+    await db.insert(userRoles).values({ tenantId: platformKey(tenantId), userId: user.id, roleId: role.id });
   }
   const token = await login(t.app, username, USER_PASSWORD, tenantCode);
   return { userId: user.id, token, username };

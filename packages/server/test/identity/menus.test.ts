@@ -329,8 +329,8 @@ describe('PUT /api/menus/:id', () => {
         .values({ tenantId: t.demoTenantId, code: `menu-${u.userId}`, name: 'Menu role' })
         .returning(),
     );
-    await db().insert(userRoles).values({ userId: u.userId, roleId: r.id });
-    await db().insert(roleMenus).values({ roleId: r.id, menuId: page.id });
+    await db().insert(userRoles).values({ tenantId: t.demoTenantId, userId: u.userId, roleId: r.id });
+    await db().insert(roleMenus).values({ tenantId: t.demoTenantId, roleId: r.id, menuId: page.id });
     await call(t.app, 'PUT', `/api/menus/${page.id}`, {
       token: t.adminToken,
       body: { permission: 'system:role:list' },
@@ -374,7 +374,7 @@ describe('DELETE /api/menus/:id', () => {
         .values({ tenantId: t.demoTenantId, code: `leaf-${leaf.id}`, name: 'L' })
         .returning(),
     );
-    await db().insert(roleMenus).values({ roleId: r.id, menuId: leaf.id });
+    await db().insert(roleMenus).values({ tenantId: t.demoTenantId, roleId: r.id, menuId: leaf.id });
     const res = await call(t.app, 'DELETE', `/api/menus/${leaf.id}`, { token: t.adminToken });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().data).toEqual({ affected: [leaf.id] });

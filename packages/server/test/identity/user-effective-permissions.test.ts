@@ -173,7 +173,7 @@ describe('GET /api/users/:id/permissions', () => {
       .returning();
     if (!star) throw new Error('role insert failed');
     const who = await createUser([]);
-    await t.database.db.insert(userRoles).values({ userId: who.id, roleId: star.id });
+    await t.database.db.insert(userRoles).values({ tenantId: t.demoTenantId, userId: who.id, roleId: star.id });
 
     const a = await answerOf(who.id);
     expect(a.isSuper).toBe(false);

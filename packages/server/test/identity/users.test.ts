@@ -68,7 +68,7 @@ async function platformUser(permissions: string[]) {
       .values({ tenantId: PLATFORM_TENANT_ID, code: `r-${username}`, name: username, permissions })
       .returning(),
   );
-  await db().insert(userRoles).values({ userId: u.id, roleId: r.id });
+  await db().insert(userRoles).values({ tenantId: PLATFORM_TENANT_ID, userId: u.id, roleId: r.id });
   return { userId: u.id, token: await login(t.app, username, USER_PASSWORD) };
 }
 
@@ -182,7 +182,7 @@ describe('GET /api/users/:id', () => {
         .values({ tenantId: t.demoTenantId, name: uniq('g') })
         .returning(),
     );
-    await db().insert(userGroupMembers).values({ groupId: group.id, userId: u.id });
+    await db().insert(userGroupMembers).values({ tenantId: t.demoTenantId, groupId: group.id, userId: u.id });
     const res = await call(t.app, 'GET', `/api/users/${u.id}`, { token: t.demoAdminToken });
     expect(res.statusCode).toBe(200);
     expect(res.json().data).toMatchObject({

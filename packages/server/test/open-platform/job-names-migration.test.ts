@@ -74,6 +74,7 @@ describe('migration 0006 (open-platform job names)', () => {
       ])
       .returning();
     await database.db.insert(cronJobRuns).values({
+      tenantId: PLATFORM_TENANT_ID,
       jobId: builtin?.id as number,
       handler: 'openPlatform.purgeExpiredTokens',
       trigger: 'manual',

@@ -3,6 +3,7 @@ import type { Scope } from '../../platform/auth/principal.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
 import { contains } from '../../platform/db/sql.ts';
+import { platformKey } from '../../platform/db/tenant-key.ts';
 import { type FileVisibility, fileObjects, fileRefs, managedFiles } from './tables.ts';
 
 /** Queries of managed files and their references; every tenant read goes through the scope. */
@@ -108,11 +109,14 @@ export async function pageFiles(
   return { list: list as FileWithObject[], total: Number(totals[0]?.n ?? 0), page: q.page, pageSize: q.pageSize };
 }
 
-/** Adds the reference; false when the owner already held it (a repeat changes nothing). */
-export async function insertRef(db: Db, fileId: number, owner: RefOwner): Promise<boolean> {
+/**
+ * Adds the reference to a file of the scope's tenant, which it carries; false when the owner
+ * already held it (a repeat changes nothing).
+ */
+export async function insertRef(db: Db, scope: TenantScope, fileId: number, owner: RefOwner): Promise<boolean> {
   const rows = await db
     .insert(fileRefs)
-    .values({ fileId, ownerType: owner.type, ownerId: owner.id })
+    .values({ tenantId: platformKey(scope.tenantId), fileId, ownerType: owner.type, ownerId: owner.id })
     .onConflictDoNothing({ target: [fileRefs.fileId, fileRefs.ownerType, fileRefs.ownerId] })
     .returning({ id: fileRefs.id });
   return rows.length > 0;

@@ -99,7 +99,7 @@ export function createObjectStore(ctx: AppContext) {
               visibility: meta.visibility,
               ownerUserId: userOf(scope)?.userId ?? null,
             });
-            await insertRef(tx, file.id, owner ?? { type: 'upload', id: file.id });
+            await insertRef(tx, scope, file.id, owner ?? { type: 'upload', id: file.id });
             await within?.(tx, file.id);
             return { file, reused };
           });

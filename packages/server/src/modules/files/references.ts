@@ -22,7 +22,7 @@ export function createReferences(ctx: Pick<AppContext, 'clock'>) {
       const file = await findForReference(tx, scope, fileId);
       if (!file) throw filesErrors.fileNotFound();
       try {
-        if (!(await insertRef(tx, fileId, owner))) return false;
+        if (!(await insertRef(tx, scope, fileId, owner))) return false;
       } catch (err) {
         // the collector removed the file between the read and the insert
         if (isForeignKeyViolation(err)) throw filesErrors.fileNotFound();

@@ -75,6 +75,7 @@ export const fileRefs = pgTable(
   'file_refs',
   {
     id: serial('id').primaryKey(),
+    tenantId: tenantKey('tenant_id'),
     fileId: integer('file_id')
       .notNull()
       .references(() => managedFiles.id),
@@ -119,6 +120,7 @@ export const fileUploadSessions = pgTable(
 export const fileUploadChunks = pgTable(
   'file_upload_chunks',
   {
+    tenantId: tenantKey('tenant_id'),
     sessionId: integer('session_id')
       .notNull()
       .references(() => fileUploadSessions.id, { onDelete: 'cascade' }),

@@ -2,6 +2,7 @@ import { and, asc, eq, gt, inArray, lt, ne, sql } from 'drizzle-orm';
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { scoped } from '../../platform/db/scoped.ts';
+import { platformKey } from '../../platform/db/tenant-key.ts';
 import { fileUploadChunks, fileUploadSessions } from './tables.ts';
 
 /** Queries of chunked upload sessions; tenant-scoped, and a session is its creator's alone. */
@@ -49,11 +50,11 @@ export async function sessionExists(db: Db, id: number): Promise<boolean> {
   return rows.length > 0;
 }
 
-/** Records a chunk; a repeat of the same index replaces the previous record. */
-export async function upsertChunk(db: Db, sessionId: number, index: number, size: number): Promise<void> {
+/** Records a chunk of a session of the scope's tenant, which it carries; a repeat of the same index replaces the previous record. */
+export async function upsertChunk(db: Db, scope: TenantScope, sessionId: number, index: number, size: number) {
   await db
     .insert(fileUploadChunks)
-    .values({ sessionId, chunkIndex: index, size })
+    .values({ tenantId: platformKey(scope.tenantId), sessionId, chunkIndex: index, size })
     .onConflictDoUpdate({ target: [fileUploadChunks.sessionId, fileUploadChunks.chunkIndex], set: { size } });
 }
 

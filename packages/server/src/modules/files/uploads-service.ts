@@ -204,7 +204,7 @@ export function createChunkedUploads(ctx: AppContext, deps: { resolver: StorageR
       try {
         await db.transaction(async (tx) => {
           if (!(await repo.touchOpen(tx, id, expiresAt))) throw filesErrors.uploadNotFound();
-          await repo.upsertChunk(tx, id, index, expected);
+          await repo.upsertChunk(tx, scope, id, index, expected);
         });
       } catch (err) {
         // aborted or expired while the chunk arrived: its object must not outlive the session

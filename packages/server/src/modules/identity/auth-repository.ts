@@ -94,8 +94,9 @@ export async function insertSession(
   return row;
 }
 
-export async function insertRefreshToken(db: Db, sessionId: number, tokenHash: string) {
-  await db.insert(refreshTokens).values({ sessionId, tokenHash });
+/** A refresh token of the session; it carries the session's tenant. */
+export async function insertRefreshToken(db: Db, session: { id: number; tenantId: number | null }, tokenHash: string) {
+  await db.insert(refreshTokens).values({ tenantId: platformKey(session.tenantId), sessionId: session.id, tokenHash });
 }
 
 /** Marks a refresh token used if it was not: returns its session id, or null when already used or unknown. */

@@ -3,6 +3,7 @@ import type { Scope } from '../../platform/auth/principal.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
 import { contains } from '../../platform/db/sql.ts';
+import { platformKey } from '../../platform/db/tenant-key.ts';
 import { menus, roleMenus, roles, userRoles } from './tables.ts';
 
 /** Queries of roles and their menu bindings. */
@@ -38,9 +39,11 @@ export async function menuIdsOfRoles(db: Db, roleIds: number[]): Promise<number[
   return rows.map((r) => r.id);
 }
 
-export async function replaceRoleMenus(db: Db, roleId: number, menuIds: number[]) {
-  await db.delete(roleMenus).where(eq(roleMenus.roleId, roleId));
-  if (menuIds.length) await db.insert(roleMenus).values(menuIds.map((menuId) => ({ roleId, menuId })));
+/** Replaces the menus of a role of the scope's tenant; the links carry the role's tenant. */
+export async function replaceRoleMenus(db: Db, scope: TenantScope, roleId: number, menuIds: number[]) {
+  const tenantId = platformKey(scope.tenantId);
+  await db.delete(roleMenus).where(and(eq(roleMenus.tenantId, tenantId), eq(roleMenus.roleId, roleId)));
+  if (menuIds.length) await db.insert(roleMenus).values(menuIds.map((menuId) => ({ tenantId, roleId, menuId })));
 }
 
 /** The active roles a user holds. */

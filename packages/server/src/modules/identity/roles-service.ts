@@ -14,8 +14,8 @@ import type { RoleCreateBody, RoleUpdateBody } from './schemas.ts';
 import type { Sessions } from './sessions.ts';
 
 /** The role's menu nodes: the chosen ones plus the personal pages every role shows. */
-export async function bindRoleMenus(tx: Db, roleId: number, menuIds: number[]) {
-  await repo.replaceRoleMenus(tx, roleId, [...new Set([...menuIds, ...(await personalMenuIds(tx))])]);
+export async function bindRoleMenus(tx: Db, scope: Pick<Scope, 'tenantId'>, roleId: number, menuIds: number[]) {
+  await repo.replaceRoleMenus(tx, scope, roleId, [...new Set([...menuIds, ...(await personalMenuIds(tx))])]);
 }
 
 /** The group a code is listed under: its family, the first segment (`system` of `system:user:list`). */
@@ -97,7 +97,7 @@ export function createRolesService({
             sort: input.sort ?? 0,
             remark: input.remark ?? '',
           });
-          await bindRoleMenus(tx, r.id, input.menuIds ?? []);
+          await bindRoleMenus(tx, scope, r.id, input.menuIds ?? []);
           return r.id;
         }),
         () => identityErrors.conflict('role', 'code'),
@@ -112,7 +112,7 @@ export function createRolesService({
       await onUniqueViolation(
         db.transaction(async (tx) => {
           await repo.rolesTable.update(tx, scope, id, { ...fields, updatedAt: clock() });
-          if (menuIds) await bindRoleMenus(tx, id, menuIds);
+          if (menuIds) await bindRoleMenus(tx, scope, id, menuIds);
         }),
         () => identityErrors.conflict('role', 'code'),
       );

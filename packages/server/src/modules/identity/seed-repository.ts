@@ -65,7 +65,7 @@ export async function bindMenusToTenantRoles(db: Db, roleCode: string, menuIds: 
     .insert(roleMenus)
     .select(
       db
-        .select({ roleId: roles.id, menuId: sql<number>`m.id`.as('menu_id') })
+        .select({ tenantId: roles.tenantId, roleId: roles.id, menuId: sql<number>`m.id`.as('menu_id') })
         .from(roles)
         .crossJoin(sql`unnest(${intArray(menuIds)}) as m(id)`)
         .where(and(eq(roles.code, roleCode), ne(roles.tenantId, PLATFORM_TENANT_ID))),

@@ -107,7 +107,7 @@ export function createSessions({ db, cache, clock, config }: Pick<AppContext, 'd
 
   async function issue(tx: Db, sessionId: number, userId: number, tenantId: number | null): Promise<TokenPair> {
     const refreshToken = randomToken();
-    await repo.insertRefreshToken(tx, sessionId, sha256(refreshToken));
+    await repo.insertRefreshToken(tx, { id: sessionId, tenantId }, sha256(refreshToken));
     return {
       accessToken: await access.sign({ userId, sessionId, tenantId }, clock()),
       tokenType: 'Bearer',

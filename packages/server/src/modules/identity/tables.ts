@@ -69,6 +69,7 @@ export const menus = pgTable('menus', {
 export const roleMenus = pgTable(
   'role_menus',
   {
+    tenantId: tenantKey('tenant_id'),
     roleId: integer('role_id')
       .notNull()
       .references(() => roles.id, { onDelete: 'cascade' }),
@@ -82,6 +83,7 @@ export const roleMenus = pgTable(
 export const userRoles = pgTable(
   'user_roles',
   {
+    tenantId: tenantKey('tenant_id'),
     userId: integer('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
@@ -132,6 +134,7 @@ export const positions = pgTable(
 export const userPositions = pgTable(
   'user_positions',
   {
+    tenantId: tenantKey('tenant_id'),
     userId: integer('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
@@ -158,6 +161,7 @@ export const userGroups = pgTable(
 export const userGroupMembers = pgTable(
   'user_group_members',
   {
+    tenantId: tenantKey('tenant_id'),
     groupId: integer('group_id')
       .notNull()
       .references(() => userGroups.id, { onDelete: 'cascade' }),
@@ -195,6 +199,7 @@ export const userSessions = pgTable(
 /** Every refresh token ever issued, as SHA-256 only; a used one presented again revokes its session. */
 export const refreshTokens = pgTable('refresh_tokens', {
   id: serial('id').primaryKey(),
+  tenantId: tenantKey('tenant_id'),
   sessionId: integer('session_id')
     .notNull()
     .references(() => userSessions.id, { onDelete: 'cascade' }),

@@ -35,14 +35,14 @@ export async function provisionTenantAdmin(
     permissions: [...new Set(input.permissionCodes)].filter((c) => !isPlatformCode(c)).sort(),
     remark: 'Every permission of the tenant',
   });
-  await bindRoleMenus(tx, role.id, await tenantMenuIds(tx));
+  await bindRoleMenus(tx, scope, role.id, await tenantMenuIds(tx));
   const user = await usersTable.insert(tx, scope, {
     username: input.username,
     passwordHash: input.passwordHash,
     passwordChangedAt: input.now,
     nickname: 'Tenant administrator',
   });
-  await replaceUserRoles(tx, user.id, [role.id]);
+  await replaceUserRoles(tx, scope, user.id, [role.id]);
   return { userId: user.id, roleId: role.id };
 }
 

@@ -1,8 +1,9 @@
-import { count, desc, eq, inArray } from 'drizzle-orm';
+import { and, count, desc, eq, inArray } from 'drizzle-orm';
 import type { Scope } from '../../platform/auth/principal.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
 import { contains } from '../../platform/db/sql.ts';
+import { platformKey } from '../../platform/db/tenant-key.ts';
 import { userGroupMembers, userGroups, users } from './tables.ts';
 
 /** Queries of user groups and their members. */
@@ -64,9 +65,14 @@ export async function tenantUserIds(db: Db, scope: TenantScope, userIds: number[
   return new Set(found.map((u) => u.id));
 }
 
-export async function replaceGroupMembers(db: Db, groupId: number, userIds: number[]) {
-  await db.delete(userGroupMembers).where(eq(userGroupMembers.groupId, groupId));
-  if (userIds.length) await db.insert(userGroupMembers).values(userIds.map((userId) => ({ groupId, userId })));
+/** Replaces the members of a group of the scope's tenant; the links carry the group's tenant. */
+export async function replaceGroupMembers(db: Db, scope: TenantScope, groupId: number, userIds: number[]) {
+  const tenantId = platformKey(scope.tenantId);
+  await db
+    .delete(userGroupMembers)
+    .where(and(eq(userGroupMembers.tenantId, tenantId), eq(userGroupMembers.groupId, groupId)));
+  if (userIds.length)
+    await db.insert(userGroupMembers).values(userIds.map((userId) => ({ tenantId, groupId, userId })));
 }
 
 /** Groups a user belongs to: grant subjects for the drive. */

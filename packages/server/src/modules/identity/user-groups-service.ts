@@ -79,7 +79,7 @@ export function createUserGroupsService({ db, clock }: Pick<AppContext, 'db' | '
           if (!known.has(userId)) errors.push({ field: `userIds.${i}`, message: `no user ${userId} in this tenant` });
         });
         if (errors.length) throw httpErrors.validation(errors);
-        await repo.replaceGroupMembers(tx, id, userIds);
+        await repo.replaceGroupMembers(tx, scope, id, userIds);
         await repo.groupsTable.update(tx, scope, id, { updatedAt: clock() });
         return { userIds: [...userIds].sort((a, b) => a - b) };
       });

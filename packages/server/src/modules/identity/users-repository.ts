@@ -3,6 +3,7 @@ import type { Scope } from '../../platform/auth/principal.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../platform/db/scoped.ts';
 import { contains } from '../../platform/db/sql.ts';
+import { platformKey } from '../../platform/db/tenant-key.ts';
 import { tenants } from '../../platform/tenancy/tables.ts';
 import { departments, positions, roles, userGroupMembers, userPositions, userRoles, users } from './tables.ts';
 
@@ -96,15 +97,18 @@ export async function linksOf(db: Db, userId: number) {
   return { roleIds: r.map((x) => x.id), positionIds: p.map((x) => x.id), groupIds: g.map((x) => x.id) };
 }
 
-export async function replaceUserRoles(db: Db, userId: number, roleIds: number[]) {
-  await db.delete(userRoles).where(eq(userRoles.userId, userId));
-  if (roleIds.length) await db.insert(userRoles).values(roleIds.map((roleId) => ({ userId, roleId })));
+/** Replaces the roles of a user of the scope's tenant; the links carry the user's tenant. */
+export async function replaceUserRoles(db: Db, scope: TenantScope, userId: number, roleIds: number[]) {
+  const tenantId = platformKey(scope.tenantId);
+  await db.delete(userRoles).where(and(eq(userRoles.tenantId, tenantId), eq(userRoles.userId, userId)));
+  if (roleIds.length) await db.insert(userRoles).values(roleIds.map((roleId) => ({ tenantId, userId, roleId })));
 }
 
-export async function replaceUserPositions(db: Db, userId: number, positionIds: number[]) {
-  await db.delete(userPositions).where(eq(userPositions.userId, userId));
+export async function replaceUserPositions(db: Db, scope: TenantScope, userId: number, positionIds: number[]) {
+  const tenantId = platformKey(scope.tenantId);
+  await db.delete(userPositions).where(and(eq(userPositions.tenantId, tenantId), eq(userPositions.userId, userId)));
   if (positionIds.length)
-    await db.insert(userPositions).values(positionIds.map((positionId) => ({ userId, positionId })));
+    await db.insert(userPositions).values(positionIds.map((positionId) => ({ tenantId, userId, positionId })));
 }
 
 /** The ids among `ids` that are not rows of `kind` in the caller's tenant. */

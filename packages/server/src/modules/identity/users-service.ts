@@ -169,8 +169,8 @@ export function createUsersService({
             status: input.status ?? 'active',
             remark: input.remark ?? '',
           });
-          await repo.replaceUserRoles(tx, u.id, input.roleIds ?? []);
-          await repo.replaceUserPositions(tx, u.id, input.positionIds ?? []);
+          await repo.replaceUserRoles(tx, scope, u.id, input.roleIds ?? []);
+          await repo.replaceUserPositions(tx, scope, u.id, input.positionIds ?? []);
           return u.id;
         }),
         () => identityErrors.conflict('user', 'username'),
@@ -185,8 +185,8 @@ export function createUsersService({
       const { roleIds, positionIds, ...fields } = input;
       await db.transaction(async (tx) => {
         await repo.usersTable.update(tx, scope, id, { ...fields, updatedAt: clock() });
-        if (roleIds) await repo.replaceUserRoles(tx, id, roleIds);
-        if (positionIds) await repo.replaceUserPositions(tx, id, positionIds);
+        if (roleIds) await repo.replaceUserRoles(tx, scope, id, roleIds);
+        if (positionIds) await repo.replaceUserPositions(tx, scope, id, positionIds);
       });
       if (input.status === 'disabled' && target.status !== 'disabled')
         await sessions.revoke({ userIds: [id] }, 'user_disabled');

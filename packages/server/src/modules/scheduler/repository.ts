@@ -3,7 +3,7 @@ import type { Scope } from '../../platform/auth/principal.ts';
 import type { Db } from '../../platform/db/client.ts';
 import { type Page, type PageRequest, scoped } from '../../platform/db/scoped.ts';
 import { contains } from '../../platform/db/sql.ts';
-import { PLATFORM_TENANT_ID } from '../../platform/db/tenant-key.ts';
+import { PLATFORM_TENANT_ID, platformKey } from '../../platform/db/tenant-key.ts';
 import { cronJobRuns, cronJobs } from './tables.ts';
 
 /** Queries of cron jobs (through the tenant scope) and of their run log (reached through a job). */
@@ -39,9 +39,18 @@ export async function insertBuiltinIfMissing(
     .onConflictDoNothing();
 }
 
-export async function insertRun(db: Db, values: typeof cronJobRuns.$inferInsert): Promise<CronJobRunRow | null> {
+/** A run of the job; it carries the job's tenant. */
+export async function insertRun(
+  db: Db,
+  job: Pick<CronJobRow, 'id' | 'tenantId' | 'handler'>,
+  values: Omit<typeof cronJobRuns.$inferInsert, 'tenantId' | 'jobId' | 'handler'>,
+): Promise<CronJobRunRow | null> {
   // A second run of the same scheduled tick hits the partial unique index and is not written.
-  const [row] = await db.insert(cronJobRuns).values(values).onConflictDoNothing().returning();
+  const [row] = await db
+    .insert(cronJobRuns)
+    .values({ ...values, tenantId: platformKey(job.tenantId), jobId: job.id, handler: job.handler })
+    .onConflictDoNothing()
+    .returning();
   return row ?? null;
 }
 

@@ -57,9 +57,7 @@ export function createRunner(ctx: AppContext, sync: ScheduleSync, alerts: Failur
       await sync.apply(job);
       return { skipped: 'stale schedule' };
     }
-    const run = await repo.insertRun(db, {
-      jobId: job.id,
-      handler: job.handler,
+    const run = await repo.insertRun(db, job, {
       trigger: 'scheduled',
       scheduledAt: tickAt(job.cron, job.timezone, info.createdOn),
       startedAt: clock(),

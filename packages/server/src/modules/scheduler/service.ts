@@ -132,9 +132,7 @@ export function createCronJobsService(ctx: AppContext, sync: ScheduleSync, cron:
     async runNow(scope: Scope, id: number) {
       const job = await jobOrThrow(scope, id);
       return db.transaction(async (tx) => {
-        const run = await repo.insertRun(tx, {
-          jobId: job.id,
-          handler: job.handler,
+        const run = await repo.insertRun(tx, job, {
           trigger: 'manual',
           startedAt: clock(),
           triggeredBy: userOf(scope)?.userId ?? null,

@@ -45,6 +45,7 @@ export const cronJobRuns = pgTable(
   'cron_job_runs',
   {
     id: serial('id').primaryKey(),
+    tenantId: tenantKey('tenant_id'),
     jobId: integer('job_id')
       .notNull()
       .references(() => cronJobs.id, { onDelete: 'cascade' }),

@@ -1,6 +1,7 @@
 import { and, count, desc, eq, exists, gt, inArray, isNotNull, isNull, or, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../../platform/db/client.ts';
 import { type PageRequest, tenantFilter } from '../../../platform/db/scoped.ts';
+import { platformKey } from '../../../platform/db/tenant-key.ts';
 import type { AudienceTarget } from '../deps.ts';
 import { announcementReads, announcementRecipients, announcements } from './tables.ts';
 
@@ -104,9 +105,13 @@ export async function isVisible(db: Db, v: Viewer, id: number): Promise<boolean>
   return rows.length > 0;
 }
 
-/** Marks one read; a repeat keeps the first read time. */
-export async function markRead(db: Db, announcementId: number, userId: number, now: Date): Promise<Date> {
-  await db.insert(announcementReads).values({ announcementId, userId, readAt: now }).onConflictDoNothing();
+/** Marks one read (an announcement the viewer sees: of their tenant); a repeat keeps the first read time. */
+export async function markRead(db: Db, v: Viewer, announcementId: number): Promise<Date> {
+  const { userId, now } = v;
+  await db
+    .insert(announcementReads)
+    .values({ tenantId: platformKey(v.tenantId), announcementId, userId, readAt: now })
+    .onConflictDoNothing();
   const [row] = await db
     .select({ readAt: announcementReads.readAt })
     .from(announcementReads)
@@ -121,6 +126,7 @@ export async function markAllRead(db: Db, v: Viewer): Promise<number> {
     .select(
       db
         .select({
+          tenantId: announcements.tenantId,
           announcementId: announcements.id,
           userId: sql<number>`${v.userId}::integer`.as('user_id'),
           readAt: sql<Date>`${v.now.toISOString()}::timestamptz`.as('read_at'),

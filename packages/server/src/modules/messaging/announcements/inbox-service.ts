@@ -32,7 +32,7 @@ export function createInboxService(ctx: AppContext, audience: Pick<Audience, 'ta
     async read(scope: Scope, id: number) {
       const viewer = await viewerOf(scope);
       if (!(await repo.isVisible(db, viewer, id))) throw announcementErrors.notFound();
-      return { id, readAt: await repo.markRead(db, id, viewer.userId, viewer.now) };
+      return { id, readAt: await repo.markRead(db, viewer, id) };
     },
 
     readAll: async (scope: Scope) => ({ marked: await repo.markAllRead(db, await viewerOf(scope)) }),

@@ -3,6 +3,7 @@ import type { Scope } from '../../../platform/auth/principal.ts';
 import type { Db } from '../../../platform/db/client.ts';
 import { type PageRequest, scoped } from '../../../platform/db/scoped.ts';
 import { contains } from '../../../platform/db/sql.ts';
+import { platformKey } from '../../../platform/db/tenant-key.ts';
 import type { AudienceTarget } from '../deps.ts';
 import { type AnnouncementStatus, announcementReads, announcementRecipients, announcements } from './tables.ts';
 
@@ -32,12 +33,18 @@ export async function targetsOf(db: Db, announcementId: number): Promise<Audienc
   return rows;
 }
 
-export async function replaceTargets(db: Db, announcementId: number, targets: AudienceTarget[]) {
-  await db.delete(announcementRecipients).where(eq(announcementRecipients.announcementId, announcementId));
+/** Replaces the targets of an announcement of the scope's tenant; they carry its tenant. */
+export async function replaceTargets(db: Db, scope: TenantScope, announcementId: number, targets: AudienceTarget[]) {
+  const tenantId = platformKey(scope.tenantId);
+  await db
+    .delete(announcementRecipients)
+    .where(
+      and(eq(announcementRecipients.tenantId, tenantId), eq(announcementRecipients.announcementId, announcementId)),
+    );
   if (targets.length === 0) return;
   await db
     .insert(announcementRecipients)
-    .values(targets.map((t) => ({ announcementId, targetType: t.type, targetId: t.id })));
+    .values(targets.map((t) => ({ tenantId, announcementId, targetType: t.type, targetId: t.id })));
 }
 
 /** Changes a draft or withdrawn announcement (conditional update): a published one answers null. */

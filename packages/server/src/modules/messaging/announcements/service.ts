@@ -90,7 +90,7 @@ export function createAnnouncementService(ctx: AppContext, audience: Audience) {
           expireTime,
           createdBy: userOf(scope)?.userId ?? null,
         });
-        await repo.replaceTargets(tx, row.id, targets);
+        await repo.replaceTargets(tx, scope, row.id, targets);
         return { ...row, targets };
       });
     },
@@ -117,7 +117,7 @@ export function createAnnouncementService(ctx: AppContext, audience: Audience) {
         });
         // Published meanwhile (the conditional update lost the race): nothing is changed.
         if (!row) throw announcementErrors.published();
-        if (targets !== undefined) await repo.replaceTargets(tx, id, targets);
+        if (targets !== undefined) await repo.replaceTargets(tx, scope, id, targets);
         return { ...row, targets: targets ?? (await repo.targetsOf(tx, id)) };
       });
     },

@@ -40,6 +40,7 @@ export const announcementRecipients = pgTable(
   'announcement_recipients',
   {
     id: serial('id').primaryKey(),
+    tenantId: tenantKey('tenant_id'),
     announcementId: integer('announcement_id')
       .notNull()
       .references(() => announcements.id, { onDelete: 'cascade' }),
@@ -57,6 +58,7 @@ export const announcementRecipients = pgTable(
 export const announcementReads = pgTable(
   'announcement_reads',
   {
+    tenantId: tenantKey('tenant_id'),
     announcementId: integer('announcement_id')
       .notNull()
       .references(() => announcements.id, { onDelete: 'cascade' }),
