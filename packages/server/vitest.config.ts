@@ -9,6 +9,8 @@ export default defineConfig({
     reporters: ['default', '../../test-support/no-skipped-tests.ts'],
     // one database server and one migrated, seeded template for the whole run
     globalSetup: ['test/setup/global-database.ts'],
+    // two queries at once on one pg client fail the test (pg 9 refuses them)
+    setupFiles: ['test/setup/fail-on-overlapping-queries.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Each file builds its own app on its own database; two cores, so two workers.

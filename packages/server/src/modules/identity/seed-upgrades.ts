@@ -76,7 +76,9 @@ export async function applyCatalogue(
   permissionCodes: Iterable<string>,
   now: Date,
 ): Promise<CatalogueReport> {
-  const [existing, marks] = await Promise.all([allMenus(tx), repo.seedMarks(tx)]);
+  // one transaction, one query at a time
+  const existing = await allMenus(tx);
+  const marks = await repo.seedMarks(tx);
   const markedOf = (kind: repo.SeedMark['kind']) => new Set(marks.filter((m) => m.kind === kind).map((m) => m.key));
 
   const plan = planMenus(tree, existing, markedOf('menu'));

@@ -27,6 +27,8 @@ import {
  * views (starred, recent, shared with me). Each is one query for the page and one for the total,
  * with the caller's role computed per row in SQL (access-repository's form of §5.5), so a folder of
  * 10,000 nodes pages in milliseconds and a row the caller may not browse never leaves the database.
+ * The two are awaited in turn: nodes-service runs a listing in one transaction, whose connection
+ * takes one query at a time.
  */
 type TenantScope = Pick<Scope, 'tenantId'>;
 
@@ -149,14 +151,12 @@ export async function childrenPage(
     .orderBy(...order)
     .limit(q.pageSize)
     .offset((q.page - 1) * q.pageSize);
-  const [list, totals] = await Promise.all([
-    db
-      .select(viewColumns(userId, a))
-      .from(driveNodes)
-      .where(inArray(driveNodes.id, pageIds))
-      .orderBy(...order),
-    db.select({ n: count() }).from(driveNodes).where(where),
-  ]);
+  const list = await db
+    .select(viewColumns(userId, a))
+    .from(driveNodes)
+    .where(inArray(driveNodes.id, pageIds))
+    .orderBy(...order);
+  const totals = await db.select({ n: count() }).from(driveNodes).where(where);
   return { list: list as NodeViewRow[], total: Number(totals[0]?.n ?? 0), page: q.page, pageSize: q.pageSize };
 }
 
@@ -226,21 +226,19 @@ export async function starredSpaceIds(db: Db, scope: TenantScope, userId: number
 /** The user's starred live nodes they may still browse, newest star first. */
 export async function starredPage(db: Db, scope: TenantScope, userId: number, a: ListingAccess, p: PageRequest) {
   const where = and(starsOf(scope, userId), visibleIn(a));
-  const [list, totals] = await Promise.all([
-    db
-      .select({ ...viewColumns(userId, a), starredAt: driveNodeStars.createdAt })
-      .from(driveNodeStars)
-      .innerJoin(driveNodes, eq(driveNodes.id, driveNodeStars.nodeId))
-      .where(where)
-      .orderBy(desc(driveNodeStars.createdAt), desc(driveNodes.id))
-      .limit(p.pageSize)
-      .offset((p.page - 1) * p.pageSize),
-    db
-      .select({ n: count() })
-      .from(driveNodeStars)
-      .innerJoin(driveNodes, eq(driveNodes.id, driveNodeStars.nodeId))
-      .where(where),
-  ]);
+  const list = await db
+    .select({ ...viewColumns(userId, a), starredAt: driveNodeStars.createdAt })
+    .from(driveNodeStars)
+    .innerJoin(driveNodes, eq(driveNodes.id, driveNodeStars.nodeId))
+    .where(where)
+    .orderBy(desc(driveNodeStars.createdAt), desc(driveNodes.id))
+    .limit(p.pageSize)
+    .offset((p.page - 1) * p.pageSize);
+  const totals = await db
+    .select({ n: count() })
+    .from(driveNodeStars)
+    .innerJoin(driveNodes, eq(driveNodes.id, driveNodeStars.nodeId))
+    .where(where);
   return { list: list as (NodeViewRow & { starredAt: Date })[], total: Number(totals[0]?.n ?? 0) };
 }
 
@@ -257,21 +255,19 @@ export async function recentSpaceIds(db: Db, scope: TenantScope, userId: number)
 /** The user's recently opened live nodes they may still browse, latest first. */
 export async function recentPage(db: Db, scope: TenantScope, userId: number, a: ListingAccess, p: PageRequest) {
   const where = and(recentOf(scope, userId), visibleIn(a));
-  const [list, totals] = await Promise.all([
-    db
-      .select({ ...viewColumns(userId, a), accessedAt: driveRecentAccess.accessedAt })
-      .from(driveRecentAccess)
-      .innerJoin(driveNodes, eq(driveNodes.id, driveRecentAccess.nodeId))
-      .where(where)
-      .orderBy(desc(driveRecentAccess.accessedAt), desc(driveNodes.id))
-      .limit(p.pageSize)
-      .offset((p.page - 1) * p.pageSize),
-    db
-      .select({ n: count() })
-      .from(driveRecentAccess)
-      .innerJoin(driveNodes, eq(driveNodes.id, driveRecentAccess.nodeId))
-      .where(where),
-  ]);
+  const list = await db
+    .select({ ...viewColumns(userId, a), accessedAt: driveRecentAccess.accessedAt })
+    .from(driveRecentAccess)
+    .innerJoin(driveNodes, eq(driveNodes.id, driveRecentAccess.nodeId))
+    .where(where)
+    .orderBy(desc(driveRecentAccess.accessedAt), desc(driveNodes.id))
+    .limit(p.pageSize)
+    .offset((p.page - 1) * p.pageSize);
+  const totals = await db
+    .select({ n: count() })
+    .from(driveRecentAccess)
+    .innerJoin(driveNodes, eq(driveNodes.id, driveRecentAccess.nodeId))
+    .where(where);
   return { list: list as (NodeViewRow & { accessedAt: Date })[], total: Number(totals[0]?.n ?? 0) };
 }
 
@@ -318,16 +314,14 @@ export async function sharedSpaceIds(db: Db, scope: TenantScope, userId: number,
 /** The nodes shared with the caller, each once with its best grant, newest grant first. */
 export async function sharedPage(db: Db, scope: TenantScope, userId: number, a: ListingAccess, p: PageRequest) {
   const g = sharedGrants(db, scope, userId, a.set, a.now);
-  const [list, totals] = await Promise.all([
-    db
-      .select({ ...viewColumns(userId, a), grantedRole: g.grantedRole, grantedBy: g.grantedBy, grantedAt: g.grantedAt })
-      .from(g)
-      .innerJoin(driveNodes, eq(driveNodes.id, g.nodeId))
-      .orderBy(desc(g.grantedAt), desc(driveNodes.id))
-      .limit(p.pageSize)
-      .offset((p.page - 1) * p.pageSize),
-    db.select({ n: count() }).from(g),
-  ]);
+  const list = await db
+    .select({ ...viewColumns(userId, a), grantedRole: g.grantedRole, grantedBy: g.grantedBy, grantedAt: g.grantedAt })
+    .from(g)
+    .innerJoin(driveNodes, eq(driveNodes.id, g.nodeId))
+    .orderBy(desc(g.grantedAt), desc(driveNodes.id))
+    .limit(p.pageSize)
+    .offset((p.page - 1) * p.pageSize);
+  const totals = await db.select({ n: count() }).from(g);
   return {
     list: list as (NodeViewRow & { grantedRole: DriveRole; grantedBy: number | null; grantedAt: Date })[],
     total: Number(totals[0]?.n ?? 0),

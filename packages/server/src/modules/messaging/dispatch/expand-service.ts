@@ -82,14 +82,13 @@ async function writeDecisions(
 ) {
   const { row, def, now } = c;
   const keys = chunk.map((r) => r.key);
-  const [prefs, settings, recent, duplicates] = await Promise.all([
-    loadPreferences(tx, row.tenantId, keys, def.key),
-    loadSettings(tx, row.tenantId, keys),
-    def.rateLimit
-      ? recentDeliveries(tx, row, keys, new Date(now.getTime() - def.rateLimit.windowSeconds * 1000))
-      : null,
-    row.input.idempotencyKey ? earlierDispatches(tx, row, keys, row.input.idempotencyKey) : null,
-  ]);
+  // one transaction, one query at a time
+  const prefs = await loadPreferences(tx, row.tenantId, keys, def.key);
+  const settings = await loadSettings(tx, row.tenantId, keys);
+  const recent = def.rateLimit
+    ? await recentDeliveries(tx, row, keys, new Date(now.getTime() - def.rateLimit.windowSeconds * 1000))
+    : null;
+  const duplicates = row.input.idempotencyKey ? await earlierDispatches(tx, row, keys, row.input.idempotencyKey) : null;
   const values = chunk.flatMap(({ recipient, key, contact }) => {
     const facts: RecipientFacts = {
       key,
