@@ -43,7 +43,13 @@ async function notifyReader(docTitle: string): Promise<{ outboxId: number; email
     link: '/wiki/docs/1',
   });
   await t.app.messaging.process(outboxId);
-  const rows = await dispatchesOf(t, outboxId);
+  // the queue's worker may have claimed the row first: it does the work then, and this waits for it
+  let rows: DispatchRow[] = [];
+  await pollUntil(`notification ${outboxId} expanded and its email tried`, async () => {
+    rows = await dispatchesOf(t, outboxId);
+    const email = rows.find((r) => r.channel === 'email');
+    return rows.some((r) => r.channel === 'inapp') && !!email && (email.decision !== 'pending' || email.attempts > 0);
+  });
   expect(rows.find((r) => r.channel === 'inapp')?.decision).toBe('sent');
   return { outboxId, email: rows.find((r) => r.channel === 'email') as DispatchRow };
 }
