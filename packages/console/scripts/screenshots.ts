@@ -59,6 +59,7 @@ const EVERY: Shot[] = [
   { path: '/notifications?tab=preferences', name: 'preferences', ready: 'h1' },
   { path: '/profile', name: 'profile', ready: 'h1' },
   { path: '/profile?tab=logins', name: 'profile-logins', ready: '.ant-table' },
+  { path: '/profile?tab=operations', name: 'profile-operations', ready: '.ant-table' },
   {
     path: '/',
     name: 'task-drawer',
